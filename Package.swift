@@ -1,0 +1,97 @@
+// swift-tools-version:6.0
+// Legible: a text-recognition server for live camera streams.
+//
+// Dependencies point one way, toward the pure core; C libraries stay at the
+// leaves (system library targets) and are imported `internal` only.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Legible",
+    products: [
+        .executable(name: "legibled", targets: ["legibled"]),
+        .executable(name: "legible", targets: ["legible"]),
+    ],
+    targets: [
+        // C libraries from Debian.
+        .systemLibrary(
+            name: "CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
+        .systemLibrary(
+            name: "CLeptonica", pkgConfig: "lept", providers: [.apt(["libleptonica-dev"])]),
+        .systemLibrary(
+            name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(
+            name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
+        // Checked-in protoc-c output (scripts/generate-protos.sh); never edited by hand.
+        .target(
+            name: "LegibleProtoC", dependencies: ["CProtobufC"],
+            linkerSettings: [.linkedLibrary("protobuf-c")]),
+
+        // Pure Swift.
+        .target(name: "LegibleCore", swiftSettings: strict),
+        .target(name: "LegibleWire", dependencies: ["LegibleCore"], swiftSettings: strict),
+        .target(name: "LegibleCommandLine", swiftSettings: strict),
+        .target(name: "LegibleSessions", dependencies: ["LegibleCore", "LegibleWire"], swiftSettings: strict),
+
+        // C interop.
+        .target(
+            name: "LegibleWireProtobuf", dependencies: ["LegibleWire", "LegibleProtoC", "CProtobufC"],
+            swiftSettings: strict),
+        .target(
+            name: "LegibleImaging", dependencies: ["LegibleCore", "CTurboJPEG", "CLeptonica"],
+            swiftSettings: strict),
+        .target(
+            name: "LegibleTesseract", dependencies: ["LegibleCore", "CTesseract", "CLeptonica"],
+            swiftSettings: strict),
+
+        // Transport and wiring.
+        .target(
+            name: "LegibleServer",
+            dependencies: [
+                "LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSessions", "LegibleImaging",
+                "LegibleTesseract",
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "LegibleClient", dependencies: ["LegibleCore", "LegibleWire", "LegibleWireProtobuf"],
+            swiftSettings: strict),
+        .target(
+            name: "LegibleTesting", dependencies: ["LegibleCore", "LegibleWire", "LegibleSessions"],
+            swiftSettings: strict),
+
+        // Programs.
+        .executableTarget(
+            name: "legibled", dependencies: ["LegibleServer", "LegibleCommandLine", "LegibleCore"],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "legible", dependencies: ["LegibleClient", "LegibleCommandLine", "LegibleCore", "LegibleWire"],
+            path: "clients/legible", swiftSettings: strict),
+        .executableTarget(
+            name: "legible-floor",
+            dependencies: ["LegibleImaging", "LegibleTesseract", "LegibleCommandLine", "LegibleCore"],
+            path: "bench/legible-floor", swiftSettings: strict),
+
+        // Tests.
+        .testTarget(name: "LegibleCoreTests", dependencies: ["LegibleCore"], swiftSettings: strict),
+        .testTarget(name: "LegibleWireTests", dependencies: ["LegibleWire", "LegibleWireProtobuf"], swiftSettings: strict),
+        .testTarget(name: "LegibleCommandLineTests", dependencies: ["LegibleCommandLine"], swiftSettings: strict),
+        .testTarget(
+            name: "LegibleSessionsTests", dependencies: ["LegibleSessions", "LegibleTesting", "LegibleWire", "LegibleCore"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "LegibleImagingTests", dependencies: ["LegibleImaging", "LegibleCore"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "LegibleTesseractTests", dependencies: ["LegibleTesseract", "LegibleImaging", "LegibleCore"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "LegibleEndToEndTests",
+            dependencies: ["LegibleClient", "LegibleWire", "LegibleCore"],
+            swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,84 @@
+/// How a frame's stored pixels must be transformed to be upright: the EXIF values of tag
+/// 0x0112, named as `UIImage.Orientation` names them.
+public enum Orientation: Int, Sendable, Hashable, CaseIterable {
+    case up = 1
+    case upMirrored = 2
+    case down = 3
+    case downMirrored = 4
+    case leftMirrored = 5
+    case right = 6
+    case rightMirrored = 7
+    case left = 8
+}
+
+/// How a frame's bytes are stored (DESIGN.md's `Encoding`).
+public enum ImageEncoding: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case jpeg = 1
+    case png = 2
+    case gray8 = 3
+    case rgba8 = 4
+    case bgra8 = 5
+    case nv12 = 6
+    case i420 = 7
+
+    /// Raw buffers carry their geometry in the message; compressed ones in their own header.
+    public var isRaw: Bool {
+        switch self {
+        case .jpeg, .png: false
+        case .gray8, .rgba8, .bgra8, .nv12, .i420: true
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .jpeg: "jpeg"
+        case .png: "png"
+        case .gray8: "gray8"
+        case .rgba8: "rgba8"
+        case .bgra8: "bgra8"
+        case .nv12: "nv12"
+        case .i420: "i420"
+        }
+    }
+}
+
+/// A frame's image as the client sent it, not yet decoded.
+///
+/// A frame that is dropped for a newer one never gets past this form: decoding happens on the
+/// engine thread, just before recognition.
+public struct EncodedImage: Sendable {
+    public var encoding: ImageEncoding
+    public var data: [UInt8]
+    /// Raw encodings only; 0 otherwise.
+    public var width: Int
+    public var height: Int
+    /// Bytes per row of the first plane; 0 means tightly packed.
+    public var stride: Int
+
+    public init(encoding: ImageEncoding, data: [UInt8], width: Int = 0, height: Int = 0, stride: Int = 0) {
+        self.encoding = encoding
+        self.data = data
+        self.width = width
+        self.height = height
+        self.stride = stride
+    }
+}
+
+/// An 8-bit gray image, rows top to bottom, `bytesPerRow` apart.
+public struct GrayImage: Sendable {
+    public var width: Int
+    public var height: Int
+    public var bytesPerRow: Int
+    public var pixels: [UInt8]
+
+    public init(width: Int, height: Int, bytesPerRow: Int, pixels: [UInt8]) {
+        precondition(width >= 0 && height >= 0 && bytesPerRow >= width)
+        precondition(pixels.count >= height * bytesPerRow)
+        self.width = width
+        self.height = height
+        self.bytesPerRow = bytesPerRow
+        self.pixels = pixels
+    }
+
+    public subscript(x: Int, y: Int) -> UInt8 { pixels[y * bytesPerRow + x] }
+}

@@ -1,0 +1,69 @@
+/// The one error shape of Legible: a status code, a message for people, and an optional cause.
+///
+/// Codes are gRPC status code numbers, because that is what goes on the wire in `Error.code`
+/// and what client authors already know. `Code` is an extensible struct, not an enum, so a
+/// later issue can add codes without breaking exhaustive switches in other modules.
+public struct LegibleError: Error, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public var rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        public static let cancelled = Code(rawValue: 1)
+        public static let unknown = Code(rawValue: 2)
+        public static let invalidArgument = Code(rawValue: 3)
+        public static let deadlineExceeded = Code(rawValue: 4)
+        public static let notFound = Code(rawValue: 5)
+        public static let resourceExhausted = Code(rawValue: 8)
+        public static let failedPrecondition = Code(rawValue: 9)
+        public static let unimplemented = Code(rawValue: 12)
+        public static let `internal` = Code(rawValue: 13)
+        public static let unavailable = Code(rawValue: 14)
+        public static let unauthenticated = Code(rawValue: 16)
+
+        public var name: String {
+            switch self {
+            case .cancelled: "CANCELLED"
+            case .unknown: "UNKNOWN"
+            case .invalidArgument: "INVALID_ARGUMENT"
+            case .deadlineExceeded: "DEADLINE_EXCEEDED"
+            case .notFound: "NOT_FOUND"
+            case .resourceExhausted: "RESOURCE_EXHAUSTED"
+            case .failedPrecondition: "FAILED_PRECONDITION"
+            case .unimplemented: "UNIMPLEMENTED"
+            case .internal: "INTERNAL"
+            case .unavailable: "UNAVAILABLE"
+            case .unauthenticated: "UNAUTHENTICATED"
+            default: "CODE_\(rawValue)"
+            }
+        }
+        public var description: String { name }
+    }
+
+    public var code: Code
+    public var message: String
+    public var cause: (any Error & Sendable)?
+
+    public init(_ code: Code, _ message: String, cause: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String {
+        if let cause { return "\(code.name): \(message) (cause: \(cause))" }
+        return "\(code.name): \(message)"
+    }
+}
+
+/// A POSIX `errno` as a cause.
+public struct SystemError: Error, Sendable, CustomStringConvertible {
+    public var operation: String
+    public var errno: Int32
+    public var reason: String
+    public init(_ operation: String, errno: Int32, reason: String) {
+        self.operation = operation
+        self.errno = errno
+        self.reason = reason
+    }
+    public var description: String { "\(operation): \(reason) (errno \(errno))" }
+}

@@ -1,0 +1,160 @@
+/// The result tree of one frame, shaped as ML Kit's `Text` → `TextBlock` → `TextLine` →
+/// `TextElement` → `TextSymbol` (and, in document mode, blocks → paragraphs → words).
+///
+/// Every frame is in pixels of the upright full image. Parents compose their text from their
+/// children: asking Tesseract for each level's text costs far more than one word walk.
+public struct RecognizedText: Sendable, Hashable {
+    /// The lines joined with newlines.
+    public var text: String
+    public var blocks: [TextBlock]
+    /// The upright image's size.
+    public var imageWidth: Int
+    public var imageHeight: Int
+
+    public init(text: String = "", blocks: [TextBlock] = [], imageWidth: Int = 0, imageHeight: Int = 0) {
+        self.text = text
+        self.blocks = blocks
+        self.imageWidth = imageWidth
+        self.imageHeight = imageHeight
+    }
+
+    /// Every line of every block, in reading order.
+    public var lines: [TextLine] { blocks.flatMap(\.lines) }
+}
+
+public struct TextBlock: Sendable, Hashable {
+    public var text: String
+    public var frame: Rect
+    public var confidence: Float
+    public var recognizedLanguages: [String]
+    public var lines: [TextLine]
+    public var paragraphs: [TextParagraph]
+
+    public init(
+        text: String, frame: Rect, confidence: Float, recognizedLanguages: [String], lines: [TextLine],
+        paragraphs: [TextParagraph] = []
+    ) {
+        self.text = text
+        self.frame = frame
+        self.confidence = confidence
+        self.recognizedLanguages = recognizedLanguages
+        self.lines = lines
+        self.paragraphs = paragraphs
+    }
+
+    public var cornerPoints: [Point] { frame.cornerPoints }
+}
+
+public struct TextLine: Sendable, Hashable {
+    public var text: String
+    public var frame: Rect
+    public var confidence: Float
+    public var recognizedLanguages: [String]
+    public var elements: [TextElement]
+    /// Stable across the frames of one scene (set by the session's tracker; 0 until then).
+    public var trackID: UInt64
+    /// Consecutive results in which this line had the same text.
+    public var stableFrames: UInt32
+
+    public init(
+        text: String, frame: Rect, confidence: Float, recognizedLanguages: [String], elements: [TextElement],
+        trackID: UInt64 = 0, stableFrames: UInt32 = 0
+    ) {
+        self.text = text
+        self.frame = frame
+        self.confidence = confidence
+        self.recognizedLanguages = recognizedLanguages
+        self.elements = elements
+        self.trackID = trackID
+        self.stableFrames = stableFrames
+    }
+
+    public var cornerPoints: [Point] { frame.cornerPoints }
+}
+
+public struct TextParagraph: Sendable, Hashable {
+    public var text: String
+    public var frame: Rect
+    public var confidence: Float
+    public var recognizedLanguages: [String]
+    public var words: [TextElement]
+    public var recognizedBreak: RecognizedBreak?
+
+    public init(
+        text: String, frame: Rect, confidence: Float, recognizedLanguages: [String], words: [TextElement],
+        recognizedBreak: RecognizedBreak? = nil
+    ) {
+        self.text = text
+        self.frame = frame
+        self.confidence = confidence
+        self.recognizedLanguages = recognizedLanguages
+        self.words = words
+        self.recognizedBreak = recognizedBreak
+    }
+
+    public var cornerPoints: [Point] { frame.cornerPoints }
+}
+
+public struct TextElement: Sendable, Hashable {
+    public var text: String
+    public var frame: Rect
+    public var confidence: Float
+    public var recognizedLanguages: [String]
+    public var symbols: [TextSymbol]
+    public var candidates: [Candidate]
+    public var recognizedBreak: RecognizedBreak?
+
+    public init(
+        text: String, frame: Rect, confidence: Float, recognizedLanguages: [String], symbols: [TextSymbol] = [],
+        candidates: [Candidate] = [], recognizedBreak: RecognizedBreak? = nil
+    ) {
+        self.text = text
+        self.frame = frame
+        self.confidence = confidence
+        self.recognizedLanguages = recognizedLanguages
+        self.symbols = symbols
+        self.candidates = candidates
+        self.recognizedBreak = recognizedBreak
+    }
+
+    public var cornerPoints: [Point] { frame.cornerPoints }
+}
+
+public struct TextSymbol: Sendable, Hashable {
+    public var text: String
+    public var frame: Rect
+    public var confidence: Float
+    public var candidates: [Candidate]
+
+    public init(text: String, frame: Rect, confidence: Float, candidates: [Candidate] = []) {
+        self.text = text
+        self.frame = frame
+        self.confidence = confidence
+        self.candidates = candidates
+    }
+
+    public var cornerPoints: [Point] { frame.cornerPoints }
+}
+
+/// An alternative reading of an element or symbol.
+public struct Candidate: Sendable, Hashable {
+    public var text: String
+    public var confidence: Float
+    public init(text: String, confidence: Float) {
+        self.text = text
+        self.confidence = confidence
+    }
+}
+
+/// What follows (or, with `isPrefix`, precedes) a word or paragraph.
+public struct RecognizedBreak: Sendable, Hashable {
+    public enum Kind: Int, Sendable, Hashable {
+        case unknown = 0, space, sureSpace, eolSureSpace, hyphen, lineBreak
+    }
+    public var kind: Kind
+    public var isPrefix: Bool
+    public init(kind: Kind, isPrefix: Bool = false) {
+        self.kind = kind
+        self.isPrefix = isPrefix
+    }
+}
