@@ -1,0 +1,123 @@
+internal import CProtobufC
+public import LegibleCore
+internal import LegibleProtoC
+public import LegibleWire
+
+/// Converts Legible's Swift messages to and from protobuf bytes (`legible.v1`), through the
+/// protobuf-c code generated from `Protos/legible/v1/legible.proto`.
+///
+/// This is the one place where Swift values meet the generated C structs; no C type leaves
+/// this module. The bytes are made and read by protobuf-c (`*__pack`, `*__unpack`), never by
+/// hand: this codec only moves fields between the two representations.
+///
+/// The server decodes `ClientMessage`s and encodes `ServerMessage`s; the Swift client does
+/// the reverse. The bytes are one message without framing (see `MessageFraming`).
+public enum ProtobufCodec {
+    /// The protobuf bytes of `message` (a `legible.v1.ServerMessage`).
+    public static func encode(_ message: ServerMessage) -> [UInt8] {
+        EncodeArena.using { arena in
+            let m = arena.message(legible__v1__server_message__init)
+            switch message {
+            case .started(let started):
+                m.pointee.message_case = LEGIBLE__V1__SERVER_MESSAGE__MESSAGE_STARTED
+                m.pointee.started = arena.sessionStarted(started)
+            case .result(let result):
+                m.pointee.message_case = LEGIBLE__V1__SERVER_MESSAGE__MESSAGE_RESULT
+                m.pointee.result = arena.frameResult(result)
+            case .error(let error):
+                m.pointee.message_case = LEGIBLE__V1__SERVER_MESSAGE__MESSAGE_ERROR
+                m.pointee.error = arena.error(error)
+            case .pong(let nonce):
+                m.pointee.message_case = LEGIBLE__V1__SERVER_MESSAGE__MESSAGE_PONG
+                m.pointee.pong = arena.pong(nonce)
+            case .summary(let summary):
+                m.pointee.message_case = LEGIBLE__V1__SERVER_MESSAGE__MESSAGE_SUMMARY
+                m.pointee.summary = arena.summary(summary)
+            }
+            return pack(m, legible__v1__server_message__get_packed_size, legible__v1__server_message__pack)
+        }
+    }
+
+    /// The protobuf bytes of `message` (a `legible.v1.ClientMessage`).
+    public static func encode(_ message: ClientMessage) -> [UInt8] {
+        EncodeArena.using { arena in
+            let m = arena.message(legible__v1__client_message__init)
+            switch message {
+            case .start(let start):
+                m.pointee.message_case = LEGIBLE__V1__CLIENT_MESSAGE__MESSAGE_START
+                m.pointee.start = arena.startSession(start)
+            case .frame(let frame):
+                // The image is packed straight from the array's storage, so the pack must
+                // happen inside this scope.
+                return frame.data.withUnsafeBufferPointer { data in
+                    m.pointee.message_case = LEGIBLE__V1__CLIENT_MESSAGE__MESSAGE_FRAME
+                    m.pointee.frame = arena.frame(frame, data: data)
+                    return pack(m, legible__v1__client_message__get_packed_size, legible__v1__client_message__pack)
+                }
+            case .update(let update):
+                m.pointee.message_case = LEGIBLE__V1__CLIENT_MESSAGE__MESSAGE_UPDATE
+                m.pointee.update = arena.updateSession(update)
+            case .ping(let nonce):
+                m.pointee.message_case = LEGIBLE__V1__CLIENT_MESSAGE__MESSAGE_PING
+                m.pointee.ping = arena.ping(nonce)
+            case .end:
+                m.pointee.message_case = LEGIBLE__V1__CLIENT_MESSAGE__MESSAGE_END
+                m.pointee.end = arena.endSession()
+            }
+            return pack(m, legible__v1__client_message__get_packed_size, legible__v1__client_message__pack)
+        }
+    }
+
+    /// Reads one `legible.v1.ClientMessage`.
+    ///
+    /// - Throws: `invalidArgument` when the bytes are not a ClientMessage, when no member of
+    ///   its `message` oneof is set (empty bytes included), or when a field holds a value the
+    ///   model cannot represent (an unknown `mode` or `level`).
+    public static func decodeClientMessage(_ bytes: [UInt8]) throws(LegibleError) -> ClientMessage {
+        try unpacked(
+            bytes, legible__v1__client_message__unpack, legible__v1__client_message__free_unpacked,
+            notA: "legible.v1.ClientMessage"
+        ) { (m) throws(LegibleError) in try Decode.clientMessage(m) }
+    }
+
+    /// Reads one `legible.v1.ServerMessage`.
+    ///
+    /// - Throws: `invalidArgument` when the bytes are not a ServerMessage, when no member of
+    ///   its `message` oneof is set, or when a result's status is not one this build knows.
+    public static func decodeServerMessage(_ bytes: [UInt8]) throws(LegibleError) -> ServerMessage {
+        try unpacked(
+            bytes, legible__v1__server_message__unpack, legible__v1__server_message__free_unpacked,
+            notA: "legible.v1.ServerMessage"
+        ) { (m) throws(LegibleError) in try Decode.serverMessage(m) }
+    }
+
+    // MARK: protobuf-c calls
+
+    /// Packs a built message into exactly `get_packed_size` bytes.
+    private static func pack<T>(
+        _ message: UnsafeMutablePointer<T>, _ packedSize: (UnsafePointer<T>?) -> Int,
+        _ pack: (UnsafePointer<T>?, UnsafeMutablePointer<UInt8>?) -> Int
+    ) -> [UInt8] {
+        let size = packedSize(message)
+        guard size > 0 else { return [] }
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = pack(message, buffer.baseAddress)
+            precondition(count == size, "protobuf-c packed \(count) bytes, announced \(size)")
+        }
+    }
+
+    /// Unpacks `bytes`, hands the message to `body`, and always frees the unpacked tree.
+    private static func unpacked<T, R>(
+        _ bytes: [UInt8],
+        _ unpack: (UnsafeMutablePointer<ProtobufCAllocator>?, Int, UnsafePointer<UInt8>?) -> UnsafeMutablePointer<T>?,
+        _ free: (UnsafeMutablePointer<T>?, UnsafeMutablePointer<ProtobufCAllocator>?) -> Void,
+        notA name: String,
+        _ body: (T) throws(LegibleError) -> R
+    ) throws(LegibleError) -> R {
+        // nil allocator: protobuf-c's default (malloc/free), the same one free_unpacked uses.
+        let message = bytes.withUnsafeBufferPointer { unpack(nil, $0.count, $0.baseAddress) }
+        guard let message else { throw LegibleError(.invalidArgument, "bytes are not a \(name)") }
+        defer { free(message, nil) }
+        return try body(message.pointee)
+    }
+}
