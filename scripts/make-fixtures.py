@@ -70,11 +70,22 @@ def camera_like(image, rng, blur, sigma):
     return Image.frombytes(image.mode, image.size, bytes(noisy))
 
 
+def truth_json(width, height, lines):
+    """The truth as JSON with one word per line, so diffs stay readable."""
+    out = [f'{{"width": {width}, "height": {height}, "lines": [']
+    for i, line in enumerate(lines):
+        out.append(f' {{"text": {json.dumps(line["text"])}, "box": {json.dumps(line["box"])}, "words": [')
+        words = [f'  {json.dumps(w)}' for w in line["words"]]
+        out.append(",\n".join(words))
+        out.append(" ]}" + ("," if i + 1 < len(lines) else ""))
+    out.append("]}")
+    return "\n".join(out) + "\n"
+
+
 def write(name, image, truth, quality=85):
     path = OUT / f"{name}.jpg"
     image.save(path, "JPEG", quality=quality, optimize=True)
-    meta = {"width": image.width, "height": image.height, "lines": truth}
-    (OUT / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n")
+    (OUT / f"{name}.json").write_text(truth_json(image.width, image.height, truth))
     print(f"{path.name}: {path.stat().st_size} bytes, {len(truth)} lines")
 
 
