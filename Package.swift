@@ -26,6 +26,8 @@ let package = Package(
             name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(
             name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
+        // epoll, eventfd, signalfd: Linux headers the Glibc module leaves out.
+        .systemLibrary(name: "CLinux"),
         // Checked-in protoc-c output (scripts/generate-protos.sh); never edited by hand.
         .target(
             name: "LegibleProtoC", dependencies: ["CProtobufC"],
@@ -35,6 +37,7 @@ let package = Package(
         .target(name: "LegibleCore", swiftSettings: strict),
         .target(name: "LegibleWire", dependencies: ["LegibleCore"], swiftSettings: strict),
         .target(name: "LegibleCommandLine", swiftSettings: strict),
+        .target(name: "LegibleSockets", dependencies: ["LegibleCore", "LegibleWire"], swiftSettings: strict),
         .target(name: "LegibleSessions", dependencies: ["LegibleCore", "LegibleWire"], swiftSettings: strict),
 
         // C interop.
@@ -53,11 +56,11 @@ let package = Package(
             name: "LegibleServer",
             dependencies: [
                 "LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSessions", "LegibleImaging",
-                "LegibleTesseract",
+                "LegibleTesseract", "LegibleSockets", "CLinux",
             ],
             swiftSettings: strict),
         .target(
-            name: "LegibleClient", dependencies: ["LegibleCore", "LegibleWire", "LegibleWireProtobuf"],
+            name: "LegibleClient", dependencies: ["LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSockets"],
             swiftSettings: strict),
         .target(
             name: "LegibleTesting", dependencies: ["LegibleCore", "LegibleWire", "LegibleSessions"],

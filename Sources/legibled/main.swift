@@ -1,1 +1,100 @@
-print("legibled")
+import Glibc
+import LegibleCommandLine
+import LegibleCore
+import LegibleServer
+import LegibleWire
+
+let command = Command(
+    name: "legibled",
+    abstract: "The Legible text-recognition server for live camera streams.",
+    discussion: """
+        Listens for streams of camera frames and answers each frame with the text Tesseract reads \
+        in it. Stops on SIGTERM or SIGINT after answering every frame received.
+
+        Tesseract's OpenMP threads are limited to 1 per engine (OMP_THREAD_LIMIT=1) unless the \
+        environment sets another value: one thread per engine is several times faster here.
+        """,
+    options: [
+        .value(
+            "listen", valueName: "address", help: "Listen on unix:PATH or tcp:HOST:PORT; repeatable.",
+            default: "unix:legible.sock and tcp:127.0.0.1:7480", repeatable: true),
+        .value("socket-mode", valueName: "octal", help: "File mode of unix socket files.", default: "0600"),
+        .value("tessdata", valueName: "dir", help: "Folder of Tesseract models.", default: "$TESSDATA_PREFIX or the Debian path"),
+        .value("workers", valueName: "n", help: "Recognitions running at once across all scripts.", default: "the number of cores"),
+        .value("replicas-per-script", valueName: "n", help: "Engines per script.", default: "1"),
+        .value("max-message-bytes", valueName: "n", help: "Largest message accepted.", default: "16777216"),
+        .value("max-pixels", valueName: "n", help: "Largest decoded frame, in pixels.", default: "40000000"),
+        .value("latin-model", valueName: "name", help: "Tesseract model for the Latin script (eng or Latin).", default: "eng"),
+        .value("log-level", valueName: "level", help: "debug, info, warning or error.", default: "info"),
+        .flag("version", help: "Print the version and exit."),
+    ])
+
+/// libgomp reads OMP_THREAD_LIMIT when it loads, before `main`: setting it here is too late, so
+/// the server re-executes itself once with the variable in its environment.
+func ensureOpenMPThreadLimit() {
+    guard getenv("OMP_THREAD_LIMIT") == nil else { return }
+    setenv("OMP_THREAD_LIMIT", "1", 1)
+    var arguments = CommandLine.arguments.map { strdup($0) }
+    arguments.append(nil)
+    execv("/proc/self/exe", &arguments)
+    StandardStream.error.write("legibled: warning: could not re-exec with OMP_THREAD_LIMIT=1; recognition will be slow\n")
+}
+
+let parsed = command.parseOrExit()
+if parsed.flag("version") {
+    StandardStream.output.write("legibled \(ServerConfiguration.version)\n")
+    exit(0)
+}
+ensureOpenMPThreadLimit()
+
+func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> ServerConfiguration {
+    var configuration = ServerConfiguration()
+    func integer(_ name: String, _ range: ClosedRange<Int>) throws(LegibleError) -> Int {
+        do throws(CommandLineError) {
+            return try parsed.integer(name, in: range)!
+        } catch {
+            if case .usage(let message, _) = error { throw LegibleError(.invalidArgument, message) }
+            throw LegibleError(.invalidArgument, "--\(name)")
+        }
+    }
+    if parsed.isSet("listen") {
+        configuration.listen = try parsed.values("listen").map { (text) throws(LegibleError) in try ServerAddress(parsing: text) }
+    }
+    if parsed.isSet("socket-mode") {
+        guard let mode = UInt32(parsed.value("socket-mode")!, radix: 8), mode <= 0o777 else {
+            throw LegibleError(.invalidArgument, "--socket-mode takes an octal file mode such as 0660")
+        }
+        configuration.socketMode = mode
+    }
+    if parsed.isSet("tessdata") { configuration.tessdata = parsed.value("tessdata")! }
+    if parsed.isSet("workers") { configuration.workers = try integer("workers", 1...1024) }
+    if parsed.isSet("replicas-per-script") { configuration.replicasPerScript = try integer("replicas-per-script", 1...64) }
+    if parsed.isSet("max-message-bytes") {
+        configuration.maxMessageBytes = try integer("max-message-bytes", 1024...Int(UInt32.max))
+    }
+    if parsed.isSet("max-pixels") { configuration.maxPixels = try integer("max-pixels", 1...1_000_000_000) }
+    if parsed.isSet("latin-model") { configuration.latinModel = parsed.value("latin-model")! }
+    if parsed.isSet("log-level") {
+        let levels: [String: Log.Level] = ["debug": .debug, "info": .info, "warning": .warning, "error": .error]
+        guard let level = levels[parsed.value("log-level")!] else {
+            throw LegibleError(.invalidArgument, "--log-level takes debug, info, warning or error")
+        }
+        configuration.logLevel = level
+    }
+    return configuration
+}
+
+let configuration: ServerConfiguration
+do {
+    configuration = try makeConfiguration(parsed)
+} catch {
+    fail(error.message, code: .usage)
+}
+
+do {
+    let server = try Server(configuration: configuration)
+    try server.run()
+    exit(0)
+} catch {
+    fail(error.message, code: .failure)
+}

@@ -1,0 +1,136 @@
+internal import CLinux
+internal import Glibc
+internal import LegibleSockets
+internal import LegibleCore
+internal import Synchronization
+
+/// Something registered with the event loop for readiness events on its descriptor.
+protocol EventHandler: AnyObject {
+    func handleEvents(readable: Bool, writable: Bool, hangup: Bool)
+}
+
+/// One thread, one epoll set: every socket of the server is served here without blocking.
+///
+/// Other threads (the engines) hand work to the loop with `execute`, which queues a closure
+/// and wakes the loop through an eventfd. Everything registered with the loop is touched on
+/// the loop's thread only; `LoopBound` checks that at run time where a value must cross.
+final class EventLoop: Sendable {
+    private let epoll: Int32
+    private let wakeup: Int32
+    private let tasks = Mutex<[@Sendable () -> Void]>([])
+    nonisolated(unsafe) private var handlers: [Int32: any EventHandler] = [:]
+    nonisolated(unsafe) private var running = false
+    nonisolated(unsafe) private var loopThread: pthread_t?
+
+    init() throws(LegibleError) {
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { throw .system("epoll_create1") }
+        wakeup = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
+        guard wakeup >= 0 else { throw .system("eventfd") }
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.fd = wakeup
+        guard epoll_ctl(epoll, EPOLL_CTL_ADD, wakeup, &event) == 0 else { throw .system("epoll_ctl(eventfd)") }
+    }
+
+    deinit {
+        close(wakeup)
+        close(epoll)
+    }
+
+    var inLoop: Bool { loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+
+    /// Watches `descriptor`; on the loop thread only.
+    func register(_ descriptor: Int32, handler: any EventHandler, writable: Bool = false) throws(LegibleError) {
+        handlers[descriptor] = handler
+        try control(EPOLL_CTL_ADD, descriptor, readable: true, writable: writable)
+    }
+
+    /// Changes which events `descriptor` is watched for.
+    func modify(_ descriptor: Int32, readable: Bool, writable: Bool) {
+        try? control(EPOLL_CTL_MOD, descriptor, readable: readable, writable: writable)
+    }
+
+    /// Stops watching `descriptor` (before it is closed).
+    func unregister(_ descriptor: Int32) {
+        handlers[descriptor] = nil
+        epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, nil)
+    }
+
+    private func control(_ operation: Int32, _ descriptor: Int32, readable: Bool, writable: Bool) throws(LegibleError) {
+        var event = epoll_event()
+        // EPOLLRDHUP only while reading: it stays raised after a half-close.
+        event.events = (readable ? EPOLLIN.rawValue | EPOLLRDHUP.rawValue : 0) | (writable ? EPOLLOUT.rawValue : 0)
+        event.data.fd = descriptor
+        guard epoll_ctl(epoll, operation, descriptor, &event) == 0 else { throw .system("epoll_ctl") }
+    }
+
+    /// Runs `task` on the loop thread, soon. Safe from any thread.
+    func execute(_ task: @escaping @Sendable () -> Void) {
+        tasks.withLock { $0.append(task) }
+        var one: UInt64 = 1
+        _ = write(wakeup, &one, 8)
+    }
+
+    /// Serves events on the calling thread until `stop()`.
+    func run() {
+        loopThread = pthread_self()
+        running = true
+        var events = [epoll_event](repeating: epoll_event(), count: 128)
+        while running {
+            let count = epoll_wait(epoll, &events, Int32(events.count), -1)
+            if count < 0 {
+                if errno == EINTR { continue }
+                fatalError("epoll_wait: \(String(cString: strerror(errno)))")
+            }
+            for index in 0..<Int(count) {
+                let fd = events[index].data.fd
+                let flags = events[index].events
+                if fd == wakeup {
+                    var value: UInt64 = 0
+                    _ = read(wakeup, &value, 8)
+                    continue
+                }
+                // A handler may unregister others while we iterate: look each up afresh.
+                guard let handler = handlers[fd] else { continue }
+                handler.handleEvents(
+                    readable: flags & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0,
+                    writable: flags & EPOLLOUT.rawValue != 0,
+                    hangup: flags & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0)
+            }
+            runTasks()
+        }
+    }
+
+    private func runTasks() {
+        while true {
+            let batch = tasks.withLock { queue -> [@Sendable () -> Void] in
+                defer { queue.removeAll() }
+                return queue
+            }
+            if batch.isEmpty { return }
+            for task in batch { task() }
+        }
+    }
+
+    /// Ends `run()` after the current iteration; on the loop thread.
+    func stop() { running = false }
+}
+
+/// A value confined to an event loop's thread, made `Sendable` so it can ride in a closure
+/// that `execute` brings back to that thread. Reading it elsewhere traps.
+struct LoopBound<Value>: @unchecked Sendable {
+    private let stored: Value
+    let loop: EventLoop
+
+    init(_ value: Value, loop: EventLoop) {
+        precondition(loop.inLoop, "LoopBound created off its loop")
+        stored = value
+        self.loop = loop
+    }
+
+    var value: Value {
+        precondition(loop.inLoop, "LoopBound read off its loop")
+        return stored
+    }
+}
