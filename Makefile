@@ -1,0 +1,44 @@
+# Legible: `make run` and `make test` do all set-up on a fresh Debian 12 machine.
+SHELL := /bin/bash
+APT_PACKAGES := libtesseract-dev libleptonica-dev libturbojpeg0-dev libprotobuf-c-dev protobuf-c-compiler \
+	protobuf-compiler pkg-config tesseract-ocr-eng tesseract-ocr-script-latn tesseract-ocr-osd fonts-dejavu-core
+PY_PROTO_OUT := clients/python/legible_client/proto
+
+.PHONY: deps build release run test test-swift test-python python-proto bench-overhead clean
+
+deps: ## Install the Debian and PyPI packages that are missing.
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+	@python3 -c 'import google.protobuf, PIL, pytest' 2>/dev/null || pip install -q -r clients/python/requirements.txt
+
+build: deps
+	swift build
+
+release: deps
+	swift build -c release
+
+run: release ## Build and start legibled on the defaults (unix:legible.sock, tcp:127.0.0.1:7480).
+	.build/release/legibled
+
+python-proto: ## Generate the Python protobuf code from Protos/ (never edited by hand).
+	@mkdir -p $(PY_PROTO_OUT)
+	protoc --proto_path=Protos --python_out=$(PY_PROTO_OUT) legible/v1/legible.proto
+	@touch $(PY_PROTO_OUT)/__init__.py $(PY_PROTO_OUT)/legible/__init__.py $(PY_PROTO_OUT)/legible/v1/__init__.py
+
+test: build python-proto test-swift test-python
+
+test-swift:
+	swift test
+
+test-python:
+	cd clients/python && LEGIBLED=$(CURDIR)/.build/debug/legibled python3 -m pytest -q tests
+
+bench-overhead: release ## Median latency of one 1280x720 JPEG over the unix socket vs the bare Tesseract call.
+	python3 bench/overhead.py --legibled .build/release/legibled --floor .build/release/legible-floor \
+	  --image Tests/Fixtures/camera-720p.jpg --runs 30
+
+clean:
+	rm -rf .build $(PY_PROTO_OUT)

@@ -1,0 +1,46 @@
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+FIXTURES = os.path.join(REPO, "Tests", "Fixtures")
+
+
+class Server:
+    """The real legibled binary on a temporary unix socket."""
+
+    def __init__(self, *flags):
+        self.dir = tempfile.mkdtemp(prefix="legible-test-")
+        self.path = os.path.join(self.dir, "s.sock")
+        self.address = "unix:" + self.path
+        binary = os.environ.get("LEGIBLED", os.path.join(REPO, ".build", "debug", "legibled"))
+        self.log = open(os.path.join(self.dir, "log"), "w+")
+        self.process = subprocess.Popen([binary, "--listen", self.address, *flags], stderr=self.log)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(self.path):
+            assert self.process.poll() is None, self.read_log()
+            assert time.monotonic() < deadline, "legibled did not start"
+            time.sleep(0.05)
+
+    def read_log(self):
+        self.log.flush()
+        with open(self.log.name) as f:
+            return f.read()
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = Server()
+    yield s
+    s.stop()
