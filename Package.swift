@@ -91,10 +91,6 @@ let package = Package(
         .testTarget(
             name: "LegibleTesseractTests", dependencies: ["LegibleTesseract", "LegibleImaging", "LegibleCore"],
             swiftSettings: strict),
-        .testTarget(
-            name: "LegibleEndToEndTests",
-            dependencies: ["LegibleClient", "LegibleWire", "LegibleCore"],
-            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
