@@ -46,7 +46,8 @@ public final class Server {
     private var signals: SignalHandler?
     private var draining = false
     private let clock = ContinuousClock()
-    /// When each frame's last byte was read, by connection and frame id, for Timing.
+    /// When the frame being handled now was read off its socket (its Timing starts there).
+    /// Set by `frameArrived` just before the session machine acts on that frame.
     private var arrival: ContinuousClock.Instant?
 
     struct Job: Sendable {
@@ -151,7 +152,7 @@ public final class Server {
         // Its pending frame, if any, has nobody to answer to.
         _ = scheduler.removeSession(connection.serial)
         let summary = connection.summary
-        if summary.framesReceived > 0 || connection.sessionID.isEmpty == false {
+        do {
             log(
                 .info, "session closed",
                 [
