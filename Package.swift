@@ -62,9 +62,6 @@ let package = Package(
         .target(
             name: "LegibleClient", dependencies: ["LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSockets"],
             swiftSettings: strict),
-        .target(
-            name: "LegibleTesting", dependencies: ["LegibleCore", "LegibleWire", "LegibleSessions"],
-            swiftSettings: strict),
 
         // Programs.
         .executableTarget(
@@ -83,7 +80,7 @@ let package = Package(
         .testTarget(name: "LegibleWireTests", dependencies: ["LegibleWire", "LegibleWireProtobuf"], swiftSettings: strict),
         .testTarget(name: "LegibleCommandLineTests", dependencies: ["LegibleCommandLine"], swiftSettings: strict),
         .testTarget(
-            name: "LegibleSessionsTests", dependencies: ["LegibleSessions", "LegibleTesting", "LegibleWire", "LegibleCore"],
+            name: "LegibleSessionsTests", dependencies: ["LegibleSessions", "LegibleWire", "LegibleCore"],
             swiftSettings: strict),
         .testTarget(
             name: "LegibleImagingTests", dependencies: ["LegibleImaging", "LegibleCore"],
