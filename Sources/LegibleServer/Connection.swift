@@ -87,7 +87,7 @@ final class Connection: EventHandler {
             }
             do throws(LegibleError) {
                 let message = try ProtobufCodec.decodeClientMessage(payload)
-                if case .frame(let frame) = message { server.frameArrived(frame.frameID) }
+                if case .frame = message { server.frameArrived() }
                 perform(machine.receive(message))
             } catch {
                 perform(machine.streamFailed(error))

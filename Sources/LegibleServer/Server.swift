@@ -166,7 +166,7 @@ public final class Server {
 
     // MARK: Frames
 
-    func frameArrived(_ frameID: UInt64) {
+    func frameArrived() {
         arrival = clock.now
     }
 

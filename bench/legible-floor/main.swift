@@ -8,100 +8,54 @@
 // Run it with OMP_THREAD_LIMIT=1 in the environment: libgomp reads it only at load time.
 
 internal import Glibc
+internal import LegibleCommandLine
 internal import LegibleCore
 internal import LegibleImaging
 internal import LegibleTesseract
 
-let usage = """
-    OVERVIEW: Recognize one JPEG repeatedly in-process and report the timings.
-
-    USAGE: legible-floor [--tessdata <dir>] [--model <name>] [--repeat <n>] [--warmup <k>] [--psm <psm>] [--print-text] <file>
-
-    ARGUMENTS:
-      <file>                  The JPEG file to recognize.
-
-    OPTIONS:
-      --tessdata <dir>        The folder of the .traineddata files. (default: $TESSDATA_PREFIX or
-                              /usr/share/tesseract-ocr/5/tessdata)
-      --model <name>          The Tesseract model, such as eng or Latin. (default: eng)
-      --repeat <n>            Timed recognitions. (default: 10)
-      --warmup <k>            Untimed recognitions before them. (default: 1)
-      --psm <psm>             Page segmentation: 3, 6 or 11. (default: the engine's MODE_TEXT
-                              default)
-      --print-text            Also write the recognized text to stderr.
-      -h, --help              Show help information.
-
-    """
-
-func write(_ fd: Int32, _ text: String) {
-    var text = text
-    text.withUTF8 { bytes in
-        var offset = 0
-        while offset < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n <= 0 { return }
-            offset += n
-        }
-    }
-}
-
-func fail(_ message: String, usageError: Bool = false) -> Never {
-    write(2, "Error: \(message)\n")
-    if usageError { write(2, "Usage: legible-floor [--tessdata <dir>] [--model <name>] [--repeat <n>] [--warmup <k>] <file>\n  See 'legible-floor --help' for more information.\n") }
-    exit(usageError ? 64 : 1)
-}
+let command = Command(
+    name: "legible-floor", abstract: "Recognize one JPEG repeatedly in-process and report the timings.",
+    options: [
+        .value("tessdata", valueName: "dir", help: "The folder of the .traineddata files.", default: TesseractModels.defaultTessdata),
+        .value("model", valueName: "name", help: "The Tesseract model, such as eng or Latin.", default: "eng"),
+        .value("repeat", valueName: "n", help: "Timed recognitions.", default: "10"),
+        .value("warmup", valueName: "k", help: "Untimed recognitions before them.", default: "1"),
+        .value("psm", valueName: "psm", help: "Page segmentation: 3, 6 or 11.", default: String(PageSegmentation.textDefault.rawValue)),
+        .flag("print-text", help: "Also write the recognized text to stderr."),
+    ],
+    arguments: [Argument("file", help: "The JPEG file to recognize.")])
 
 struct Options {
-    var tessdata = TesseractModels.defaultTessdata
-    var model = "eng"
-    var repeatCount = 10
-    var warmup = 1
-    var segmentation = PageSegmentation.textDefault
-    var printText = false
+    var tessdata: String
+    var model: String
+    var repeatCount: Int
+    var warmup: Int
+    var segmentation: PageSegmentation
+    var printText: Bool
     var file: String?
 }
 
 func parse(_ arguments: [String]) -> Options {
-    var options = Options()
-    var index = 0
-    func value(_ flag: String) -> String {
-        index += 1
-        guard index < arguments.count else { fail("Missing value for '\(flag) <value>'", usageError: true) }
-        return arguments[index]
-    }
-    func count(_ flag: String, minimum: Int) -> Int {
-        let text = value(flag)
-        guard let n = Int(text), n >= minimum else {
-            fail("The value '\(text)' is invalid for '\(flag)': expected a whole number >= \(minimum)", usageError: true)
+    let parsed = command.parseOrExit(arguments)
+    do throws(CommandLineError) {
+        guard let segmentation = PageSegmentation(rawValue: try parsed.integer("psm", in: 3...11)!) else {
+            fail("--psm takes 3, 6 or 11", code: .usage)
         }
-        return n
+        return Options(
+            tessdata: parsed.value("tessdata")!, model: parsed.value("model")!,
+            repeatCount: try parsed.integer("repeat", in: 1...Int.max)!, warmup: try parsed.integer("warmup")!,
+            segmentation: segmentation, printText: parsed.flag("print-text"), file: parsed.positionals.first)
+    } catch {
+        if case .usage(let message, _) = error { fail(message, code: .usage) }
+        fail("\(error)", code: .usage)
     }
-    while index < arguments.count {
-        let argument = arguments[index]
-        switch argument {
-        case "-h", "--help":
-            write(1, usage)
-            exit(0)
-        case "--tessdata": options.tessdata = value(argument)
-        case "--model": options.model = value(argument)
-        case "--repeat": options.repeatCount = count(argument, minimum: 1)
-        case "--warmup": options.warmup = count(argument, minimum: 0)
-        case "--psm":
-            let text = value(argument)
-            guard let psm = Int(text).flatMap(PageSegmentation.init(rawValue:)) else {
-                fail("The value '\(text)' is invalid for '--psm <psm>': expected 3, 6 or 11", usageError: true)
-            }
-            options.segmentation = psm
-        case "--print-text": options.printText = true
-        default:
-            if argument.hasPrefix("-") { fail("Unknown option '\(argument)'", usageError: true) }
-            if options.file != nil { fail("Unexpected argument '\(argument)'", usageError: true) }
-            options.file = argument
-        }
-        index += 1
-    }
-    return options
 }
+
+func write(_ fd: Int32, _ text: String) {
+    (fd == 1 ? StandardStream.output : StandardStream.error).write(text)
+}
+
+func fail(_ message: String) -> Never { fail(message, code: .failure) }
 
 func readFile(_ path: String) -> [UInt8] {
     let fd = open(path, O_RDONLY)
@@ -171,7 +125,7 @@ func script(for model: String) -> Script {
 }
 
 let options = parse(Array(CommandLine.arguments.dropFirst()))
-guard let file = options.file else { fail("Missing expected argument '<file>'", usageError: true) }
+guard let file = options.file else { fail("missing argument <file>", code: .usage) }
 
 let image: GrayImage
 let engine: TesseractEngine
