@@ -1,7 +1,7 @@
 # Legible: `make run` and `make test` do all set-up on a fresh Debian 12 machine.
 SHELL := /bin/bash
 APT_PACKAGES := libtesseract-dev libleptonica-dev libturbojpeg0-dev libprotobuf-c-dev protobuf-c-compiler \
-	protobuf-compiler pkg-config tesseract-ocr-eng tesseract-ocr-script-latn tesseract-ocr-osd fonts-dejavu-core
+	protobuf-compiler pkg-config tesseract-ocr-eng tesseract-ocr-script-latn tesseract-ocr-osd fonts-dejavu-core libexif-dev
 PY_PROTO_OUT := clients/python/legible_client/proto
 
 .PHONY: deps build release run test test-swift test-python python-proto bench-overhead clean

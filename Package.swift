@@ -25,6 +25,8 @@ let package = Package(
         .systemLibrary(
             name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(
+            name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
+        .systemLibrary(
             name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
         // epoll, eventfd, signalfd: Linux headers the Glibc module leaves out.
         .systemLibrary(name: "CLinux"),
@@ -45,7 +47,7 @@ let package = Package(
             name: "LegibleWireProtobuf", dependencies: ["LegibleWire", "LegibleProtoC", "CProtobufC"],
             swiftSettings: strict),
         .target(
-            name: "LegibleImaging", dependencies: ["LegibleCore", "CTurboJPEG", "CLeptonica"],
+            name: "LegibleImaging", dependencies: ["LegibleCore", "CTurboJPEG", "CLeptonica", "CExif"],
             swiftSettings: strict),
         .target(
             name: "LegibleTesseract", dependencies: ["LegibleCore", "CTesseract", "CLeptonica"],
@@ -72,7 +74,7 @@ let package = Package(
             path: "clients/legible", swiftSettings: strict),
         .executableTarget(
             name: "legible-floor",
-            dependencies: ["LegibleImaging", "LegibleTesseract", "LegibleCommandLine", "LegibleCore"],
+            dependencies: ["LegibleImaging", "LegibleTesseract", "LegibleCommandLine", "LegibleCore", "CLeptonica"],
             path: "bench/legible-floor", swiftSettings: strict),
 
         // Tests.

@@ -58,3 +58,30 @@ public struct Point: Sendable, Hashable {
         self.y = y
     }
 }
+
+/// Maps coordinates of the image a recognizer read (a scaled, cropped copy) into the upright
+/// full image: first scale by `scale`, then shift by the crop's origin.
+public struct CoordinateMap: Sendable, Hashable {
+    public var offsetX: Int32
+    public var offsetY: Int32
+    /// Full-image pixels per read pixel (1 unless the image was decoded scaled down).
+    public var scale: Double
+
+    public init(offsetX: Int32 = 0, offsetY: Int32 = 0, scale: Double = 1) {
+        self.offsetX = offsetX
+        self.offsetY = offsetY
+        self.scale = scale
+    }
+
+    public var isIdentity: Bool { offsetX == 0 && offsetY == 0 && scale == 1 }
+
+    public func map(_ rect: Rect) -> Rect {
+        if scale == 1 {
+            return Rect(x: rect.x + offsetX, y: rect.y + offsetY, width: rect.width, height: rect.height)
+        }
+        func scaled(_ v: Int32) -> Int32 { Int32((Double(v) * scale).rounded()) }
+        return Rect(
+            left: scaled(rect.x) + offsetX, top: scaled(rect.y) + offsetY, right: scaled(rect.maxX) + offsetX,
+            bottom: scaled(rect.maxY) + offsetY)
+    }
+}

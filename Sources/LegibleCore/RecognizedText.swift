@@ -158,3 +158,50 @@ public struct RecognizedBreak: Sendable, Hashable {
         self.isPrefix = isPrefix
     }
 }
+
+extension RecognizedText {
+    /// The same tree with every frame mapped by `map` (from the read image into the upright
+    /// full image).
+    public func mapped(by map: CoordinateMap) -> RecognizedText {
+        guard !map.isIdentity else { return self }
+        var copy = self
+        copy.blocks = blocks.map { block in
+            var block = block
+            block.frame = map.map(block.frame)
+            block.lines = block.lines.map { line in
+                var line = line
+                line.frame = map.map(line.frame)
+                line.elements = line.elements.map { $0.mapped(by: map) }
+                return line
+            }
+            block.paragraphs = block.paragraphs.map { paragraph in
+                var paragraph = paragraph
+                paragraph.frame = map.map(paragraph.frame)
+                paragraph.words = paragraph.words.map { $0.mapped(by: map) }
+                return paragraph
+            }
+            return block
+        }
+        return copy
+    }
+
+    /// Every word of the tree (text mode's elements, or document mode's words).
+    public var words: [TextElement] {
+        blocks.flatMap { block in
+            block.lines.isEmpty ? block.paragraphs.flatMap(\.words) : block.lines.flatMap(\.elements)
+        }
+    }
+}
+
+extension TextElement {
+    fileprivate func mapped(by map: CoordinateMap) -> TextElement {
+        var copy = self
+        copy.frame = map.map(frame)
+        copy.symbols = symbols.map { symbol in
+            var symbol = symbol
+            symbol.frame = map.map(symbol.frame)
+            return symbol
+        }
+        return copy
+    }
+}

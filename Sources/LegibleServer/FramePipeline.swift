@@ -1,30 +1,56 @@
 internal import LegibleCore
 internal import LegibleImaging
+internal import LegibleSessions
 internal import LegibleTesseract
 internal import LegibleWire
 
 /// What an engine made of one frame; crosses back from the engine thread to the loop.
 enum FrameOutcome: Sendable {
-    case recognized(RecognizedText, decodeMicros: UInt32, recognizeMicros: UInt32)
+    case recognized(Recognition)
     case failed(LegibleError)
+
+    struct Recognition: Sendable {
+        var text: RecognizedText
+        var quality: FrameQuality
+        var orientation: AppliedOrientation
+        /// decode + orient + crop (+ the EXIF read).
+        var decodeMicros: UInt32
+        /// OSD (when asked for) + recognition + the tree walk.
+        var recognizeMicros: UInt32
+    }
 }
 
-/// decode → recognize for one engine, on that engine's own thread.
+/// decode → orient → crop → recognize for one engine, on that engine's own thread.
 ///
-/// Owns the turbojpeg handle and the Tesseract handle, so it is not `Sendable`: it is created
+/// Owns the imager (turbojpeg handle and reused buffers), the Tesseract handle and, once a
+/// session asks for `auto_orientation`, an OSD handle; so it is not `Sendable`: it is created
 /// by `EngineThread` on its thread and never leaves it.
 final class FramePipeline {
-    private let decoder: ImageDecoder
-    private let recognizer: any Recognizer
-    private let maxPixels: Int
+    /// OSD turns a frame only at or above this confidence. Tesseract's own `osd` tools use
+    /// margins of the same order; on the generated camera frames right answers scored ~4–6
+    /// and frames with too little text were not found at all (see the README).
+    static let minimumOSDConfidence: Float = 2
 
-    init(recognizer: any Recognizer, maxPixels: Int) throws(LegibleError) {
-        self.decoder = try ImageDecoder()
+    /// Images smaller than this on a side are answered without calling Tesseract (it has
+    /// crashed on 1×1 input, and nothing legible fits in fewer pixels).
+    static let minimumSide = 8
+
+    private let imager: FrameImager
+    private let recognizer: any Recognizer
+    private let tessdata: String
+    private let thresholds: QualityThresholds
+    private var detector: OrientationDetector?
+
+    init(recognizer: any Recognizer, tessdata: String, limits: ImageLimits, thresholds: QualityThresholds = QualityThresholds())
+        throws(LegibleError)
+    {
+        self.imager = try FrameImager(limits: limits)
         self.recognizer = recognizer
-        self.maxPixels = maxPixels
+        self.tessdata = tessdata
+        self.thresholds = thresholds
     }
 
-    func process(_ frame: Frame, request: RecognitionRequest) -> FrameOutcome {
+    func process(_ frame: Frame, settings: SessionSettings) -> FrameOutcome {
         // The session validated the encoding and orientation before scheduling the frame.
         guard let encoding = frame.encoding?.known else {
             return .failed(LegibleError(.invalidArgument, "the frame's image has no known encoding"))
@@ -32,20 +58,63 @@ final class FramePipeline {
         let clock = ContinuousClock()
         let start = clock.now
         do throws(LegibleError) {
-            let image = try decoder.decode(
+            let stored = try imager.load(
                 EncodedImage(
                     encoding: encoding, data: frame.data, width: Int(frame.width), height: Int(frame.height),
                     stride: Int(frame.stride)),
-                maxPixels: maxPixels)
+                orientation: frame.orientation?.known)
+            var applied = AppliedOrientation(orientation: stored.orientation, source: stored.orientationSource)
+            var osdMicros: UInt32 = 0
+            if settings.autoOrientation {
+                let osdStart = clock.now
+                applied = try detectOrientation(stored, applied: applied)
+                osdMicros = (clock.now - osdStart).micros
+            }
+            let region = frame.regionOfInterest ?? settings.regionOfInterest
+            let upright = try imager.render(stored, orientation: applied.orientation, region: region)
+            defer { imager.recycle(upright) }
             let decoded = clock.now
-            var text = try recognizer.recognize(image, request: request)
-            text.imageWidth = image.width
-            text.imageHeight = image.height
+
+            let image = upright.image
+            let full = stored.uprightFullSize(applied.orientation)
+            var text = RecognizedText(imageWidth: full.width, imageHeight: full.height)
+            if image.width >= Self.minimumSide, image.height >= Self.minimumSide {
+                text = try recognizer.recognize(image, request: settings.request).mapped(by: upright.map)
+                text.imageWidth = full.width
+                text.imageHeight = full.height
+            }
             let recognized = clock.now
-            return .recognized(text, decodeMicros: (decoded - start).micros, recognizeMicros: (recognized - decoded).micros)
+            let measured = image.pixels.withUnsafeBufferPointer { pixels in
+                ImageQuality.measure(pixels, width: image.width, height: image.height, bytesPerRow: image.bytesPerRow)
+            }
+            let quality = thresholds.judge(
+                measured, medianTextHeight: QualityThresholds.medianWordHeight(text), script: recognizer.script)
+            return .recognized(
+                FrameOutcome.Recognition(
+                    text: text, quality: quality, orientation: applied,
+                    decodeMicros: (decoded - start).micros - osdMicros,
+                    recognizeMicros: (recognized - decoded).micros + osdMicros))
         } catch {
             return .failed(error)
         }
+    }
+
+    /// Runs OSD on the client-oriented image and turns it further when OSD is sure enough.
+    private func detectOrientation(_ stored: StoredImage, applied: AppliedOrientation) throws(LegibleError)
+        -> AppliedOrientation
+    {
+        if detector == nil { detector = try OrientationDetector(tessdata: tessdata) }
+        let whole = try imager.render(stored, orientation: applied.orientation)
+        defer { imager.recycle(whole) }
+        guard let found = detector!.detect(whole.image) else { return applied }
+        var result = applied
+        result.osdRotationDegrees = found.clockwiseCorrection
+        result.osdConfidence = found.confidence
+        if found.clockwiseCorrection != 0, found.confidence >= Self.minimumOSDConfidence {
+            result.orientation = applied.orientation.turned(clockwiseBy: found.clockwiseCorrection)
+            result.source = .osd
+        }
+        return result
     }
 }
 

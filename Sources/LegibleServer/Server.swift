@@ -1,6 +1,7 @@
 internal import CLinux
 internal import Glibc
 public import LegibleCore
+internal import LegibleImaging
 internal import LegibleSessions
 internal import LegibleSockets
 internal import LegibleTesseract
@@ -71,7 +72,8 @@ public final class Server {
             do {
                 engines[id] = try EngineThread(name: "engine-\(id)") { () throws(LegibleError) -> FramePipeline in
                     let engine = try TesseractEngine(tessdata: tessdata, model: model, script: .latin)
-                    return try FramePipeline(recognizer: engine, maxPixels: maxPixels)
+                    return try FramePipeline(
+                        recognizer: engine, tessdata: tessdata, limits: ImageLimits(maxPixels: maxPixels))
                 }
             } catch let error as LegibleError {
                 throw error
@@ -195,7 +197,7 @@ public final class Server {
             let queued = clock.now - job.received
             let server = LoopBound(self, loop: loop)
             engines[engineID]!.run { [loop] pipeline in
-                let outcome = pipeline.process(job.frame, request: job.settings.request)
+                let outcome = pipeline.process(job.frame, settings: job.settings)
                 loop.execute {
                     server.value.completed(
                         engine: engineID, session: session, job: job, queued: queued, outcome: outcome)
@@ -211,10 +213,12 @@ public final class Server {
                 totalMicros: (clock.now - job.received).micros)
             let result: FrameResult
             switch outcome {
-            case .recognized(let text, let decodeMicros, let recognizeMicros):
-                timing.decodeMicros = decodeMicros
-                timing.recognizeMicros = recognizeMicros
-                result = FrameResult(frameID: job.frame.frameID, status: .recognized, text: text, timing: timing)
+            case .recognized(let recognition):
+                timing.decodeMicros = recognition.decodeMicros
+                timing.recognizeMicros = recognition.recognizeMicros
+                result = FrameResult(
+                    frameID: job.frame.frameID, status: .recognized, text: recognition.text, timing: timing,
+                    quality: recognition.quality, orientation: recognition.orientation)
             case .failed(let error):
                 log(.debug, "frame failed", ["session": connection.sessionID, "reason": error.message])
                 result = FrameResult(

@@ -10,19 +10,16 @@ public struct SessionConfiguration: Sendable {
     public var availableScripts: [Script]
     /// Encodings the imaging pipeline decodes; others are answered `UNIMPLEMENTED`.
     public var supportedEncodings: Set<ImageEncoding>
-    /// Orientations the imaging pipeline applies; `nil` (unspecified) is always accepted.
-    public var supportedOrientations: Set<Orientation>
 
     public init(
         sessionID: String, serverVersion: String, limits: ServerLimits, availableScripts: [Script],
-        supportedEncodings: Set<ImageEncoding> = [.jpeg, .gray8], supportedOrientations: Set<Orientation> = [.up]
+        supportedEncodings: Set<ImageEncoding> = Set(ImageEncoding.allCases)
     ) {
         self.sessionID = sessionID
         self.serverVersion = serverVersion
         self.limits = limits
         self.availableScripts = availableScripts
         self.supportedEncodings = supportedEncodings
-        self.supportedOrientations = supportedOrientations
     }
 }
 
@@ -30,9 +27,15 @@ public struct SessionConfiguration: Sendable {
 public struct SessionSettings: Sendable, Hashable {
     public var script: Script
     public var request: RecognitionRequest
-    public init(script: Script, request: RecognitionRequest) {
+    /// The session's region of interest (upright pixels), for frames that do not bring one.
+    public var regionOfInterest: Rect?
+    public var autoOrientation: Bool
+
+    public init(script: Script, request: RecognitionRequest, regionOfInterest: Rect? = nil, autoOrientation: Bool = false) {
         self.script = script
         self.request = request
+        self.regionOfInterest = regionOfInterest
+        self.autoOrientation = autoOrientation
     }
 }
 
@@ -192,12 +195,23 @@ public struct SessionStateMachine {
                     .failedPrecondition,
                     "no model for script \(script) on this server: install the Debian package \(script.debianPackage)"))
         }
-        if options.regionOfInterest != nil {
-            return .failure(LegibleError(.unimplemented, "a region of interest is not supported yet"))
+        if let region = options.regionOfInterest, let error = Self.validate(region, of: "the session's") {
+            return .failure(error)
         }
         let request = RecognitionRequest(
             mode: options.mode ?? .text, level: options.level ?? .fast, includeSymbols: options.includeSymbols)
-        return .success(SessionSettings(script: script, request: request))
+        return .success(
+            SessionSettings(
+                script: script, request: request, regionOfInterest: options.regionOfInterest,
+                autoOrientation: options.autoOrientation))
+    }
+
+    /// An empty rectangle can never hold text; whether it meets the image is known only after
+    /// decoding, so the engine checks that.
+    private static func validate(_ region: Rect, of owner: String) -> LegibleError? {
+        guard region.isEmpty else { return nil }
+        return LegibleError(
+            .invalidArgument, "\(owner) region of interest \(region) is empty: width and height must be above 0")
     }
 
     /// Checks what can be checked without decoding; the decoder checks the rest.
@@ -212,17 +226,10 @@ public struct SessionStateMachine {
             return LegibleError(.unimplemented, "image encoding \(encoding) is not supported yet")
         }
         if frame.data.isEmpty { return LegibleError(.invalidArgument, "empty image: the frame has no data") }
-        if let orientationValue = frame.orientation {
-            guard let orientation = orientationValue.known else {
-                return LegibleError(.invalidArgument, "unknown orientation \(orientationValue.rawValue)")
-            }
-            guard configuration.supportedOrientations.contains(orientation) else {
-                return LegibleError(.unimplemented, "orientation \(orientation) is not supported yet")
-            }
+        if let orientationValue = frame.orientation, orientationValue.known == nil {
+            return LegibleError(.invalidArgument, "unknown orientation \(orientationValue.rawValue)")
         }
-        if frame.regionOfInterest != nil {
-            return LegibleError(.unimplemented, "a region of interest is not supported yet")
-        }
+        if let region = frame.regionOfInterest { return Self.validate(region, of: "the frame's") }
         return nil
     }
 

@@ -32,12 +32,15 @@ public struct RecognitionOptions: Sendable, Hashable {
     public var regionOfInterest: Rect?
     public var maxCandidates: UInt32
     public var includeSymbols: Bool
+    /// Let Tesseract's OSD turn the image further by a quarter turn when it is confident.
+    public var autoOrientation: Bool
 
     public init(
         scripts: [ScriptValue] = [], languageHints: [String] = [], mode: RecognitionMode? = nil,
         level: RecognitionLevel? = nil, customWords: [String] = [], regionOfInterest: Rect? = nil,
-        maxCandidates: UInt32 = 0, includeSymbols: Bool = false
+        maxCandidates: UInt32 = 0, includeSymbols: Bool = false, autoOrientation: Bool = false
     ) {
+        self.autoOrientation = autoOrientation
         self.scripts = scripts
         self.languageHints = languageHints
         self.mode = mode
@@ -217,12 +220,16 @@ public struct FrameResult: Sendable, Hashable {
     public var text: RecognizedText?
     public var timing: Timing?
     public var changes: Changes?
+    public var quality: FrameQuality?
     public var error: WireError?
+    public var orientation: AppliedOrientation?
 
     public init(
         frameID: UInt64, status: FrameStatus, text: RecognizedText? = nil, timing: Timing? = nil, changes: Changes? = nil,
-        error: WireError? = nil
+        quality: FrameQuality? = nil, error: WireError? = nil, orientation: AppliedOrientation? = nil
     ) {
+        self.quality = quality
+        self.orientation = orientation
         self.frameID = frameID
         self.status = status
         self.text = text

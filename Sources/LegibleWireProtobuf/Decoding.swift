@@ -63,7 +63,8 @@ enum Decode {
             scripts: values(m.n_scripts, m.scripts) { ScriptValue(rawValue: enumValue($0.rawValue)) },
             languageHints: strings(m.n_language_hints, m.language_hints), mode: mode, level: level,
             customWords: strings(m.n_custom_words, m.custom_words), regionOfInterest: m.region_of_interest.map(rect),
-            maxCandidates: m.max_candidates, includeSymbols: m.include_symbols != 0)
+            maxCandidates: m.max_candidates, includeSymbols: m.include_symbols != 0,
+            autoOrientation: m.auto_orientation != 0)
     }
 
     static func frame(_ m: Legible__V1__Frame) -> Frame {
@@ -125,8 +126,26 @@ enum Decode {
         return FrameResult(
             frameID: m.frame_id, status: status, text: m.text.map { text($0.pointee) },
             timing: m.timing.map { timing($0.pointee) }, changes: m.changes.map { changes($0.pointee) },
-            error: m.error.map { error($0.pointee) })
-        // `quality` (QualityHints) has no place in the model yet and is ignored.
+            quality: m.quality.map { quality($0.pointee) }, error: m.error.map { error($0.pointee) },
+            orientation: m.orientation.flatMap { appliedOrientation($0.pointee) })
+    }
+
+    /// Hints this build does not know are left out: a client cannot act on advice it cannot name.
+    static func quality(_ m: Legible__V1__QualityHints) -> FrameQuality {
+        FrameQuality(
+            sharpness: m.sharpness, brightness: m.brightness, contrast: m.contrast,
+            medianTextHeight: m.median_text_height,
+            hints: values(m.n_hints, m.hints) { QualityHint(rawValue: enumValue($0.rawValue)) }.compactMap { $0 })
+    }
+
+    /// nil when the orientation or its source is a value this build does not know.
+    static func appliedOrientation(_ m: Legible__V1__AppliedOrientation) -> AppliedOrientation? {
+        guard let orientation = Orientation(rawValue: enumValue(m.orientation.rawValue)),
+            let source = OrientationSource(rawValue: enumValue(m.source.rawValue))
+        else { return nil }
+        return AppliedOrientation(
+            orientation: orientation, source: source, osdRotationDegrees: Int(m.osd_rotation_degrees),
+            osdConfidence: m.osd_confidence)
     }
 
     static func timing(_ m: Legible__V1__Timing) -> Timing {

@@ -37,6 +37,7 @@ extension EncodeArena {
         m.pointee.region_of_interest = options.regionOfInterest.map(rect)
         m.pointee.max_candidates = options.maxCandidates
         m.pointee.include_symbols = protobufBool(options.includeSymbols)
+        m.pointee.auto_orientation = protobufBool(options.autoOrientation)
         return m
     }
 
@@ -96,7 +97,30 @@ extension EncodeArena {
         m.pointee.text = result.text.map(text)
         m.pointee.timing = result.timing.map(timing)
         m.pointee.changes = result.changes.map(changes)
+        m.pointee.quality = result.quality.map(quality)
         m.pointee.error = result.error.map(error)
+        m.pointee.orientation = result.orientation.map(appliedOrientation)
+        return m
+    }
+
+    func quality(_ quality: FrameQuality) -> UnsafeMutablePointer<Legible__V1__QualityHints> {
+        let m = message(legible__v1__quality_hints__init)
+        m.pointee.sharpness = quality.sharpness
+        m.pointee.brightness = quality.brightness
+        m.pointee.contrast = quality.contrast
+        m.pointee.median_text_height = quality.medianTextHeight
+        (m.pointee.n_hints, m.pointee.hints) = values(quality.hints) {
+            Legible__V1__QualityHint(rawValue: wireEnumValue($0.rawValue))
+        }
+        return m
+    }
+
+    func appliedOrientation(_ applied: AppliedOrientation) -> UnsafeMutablePointer<Legible__V1__AppliedOrientation> {
+        let m = message(legible__v1__applied_orientation__init)
+        m.pointee.orientation = Legible__V1__Orientation(rawValue: wireEnumValue(applied.orientation.rawValue))
+        m.pointee.source = Legible__V1__OrientationSource(rawValue: wireEnumValue(applied.source.rawValue))
+        m.pointee.osd_rotation_degrees = UInt32(clamping: applied.osdRotationDegrees)
+        m.pointee.osd_confidence = applied.osdConfidence
         return m
     }
 

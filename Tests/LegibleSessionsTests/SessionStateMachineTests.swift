@@ -66,9 +66,12 @@ struct SessionStateMachineTests {
         let cases: [(Frame, LegibleError.Code)] = [
             (Frame(frameID: 1, encoding: nil, data: [1]), .invalidArgument),
             (Frame(frameID: 2, encoding: .unknown(99), data: [1]), .invalidArgument),
-            (Frame(frameID: 3, encoding: .known(.png), data: [1]), .unimplemented),
+            (Frame(frameID: 3, encoding: .known(.jpeg), data: [1], orientation: .unknown(9)), .invalidArgument),
             (Frame(frameID: 4, encoding: .known(.jpeg), data: []), .invalidArgument),
-            (Frame(frameID: 5, encoding: .known(.jpeg), data: [1], orientation: .known(.left)), .unimplemented),
+            (
+                Frame(frameID: 5, encoding: .known(.png), data: [1], regionOfInterest: Rect(x: 10, y: 10, width: 0, height: 5)),
+                .invalidArgument
+            ),
         ]
         for (frame, code) in cases {
             let actions = machine.receive(.frame(frame))
@@ -77,6 +80,30 @@ struct SessionStateMachineTests {
         }
         #expect(machine.summary.framesFailed == 5)
         #expect(!machine.isClosed)
+    }
+
+    @Test func regionOfInterestAndAutoOrientationReachTheSettings() {
+        var machine = SessionStateMachine(configuration: configuration)
+        let region = Rect(x: 10, y: 20, width: 300, height: 40)
+        let actions = machine.receive(
+            .start(StartSession(options: RecognitionOptions(regionOfInterest: region, autoOrientation: true))))
+        guard case .register(let settings) = actions.first else { return #expect(Bool(false)) }
+        #expect(settings.regionOfInterest == region)
+        #expect(settings.autoOrientation)
+        // A frame's own rectangle is checked for emptiness only; the engine clips it.
+        let frame = Frame(
+            frameID: 1, encoding: .known(.nv12), data: [1], regionOfInterest: Rect(x: -50, y: -50, width: 5000, height: 5))
+        guard case .submit(let submitted, _) = machine.receive(.frame(frame)).first else { return #expect(Bool(false)) }
+        #expect(submitted == frame)
+    }
+
+    @Test func emptySessionRegionIsRefusedAtStart() {
+        var machine = SessionStateMachine(configuration: configuration)
+        let actions = machine.receive(
+            .start(StartSession(options: RecognitionOptions(regionOfInterest: Rect(x: 0, y: 0, width: 10, height: 0)))))
+        guard case .send(.error(let error)) = actions.first else { return #expect(Bool(false)) }
+        #expect(error.code == LegibleError.Code.invalidArgument.rawValue && error.fatal)
+        #expect(machine.isClosed)
     }
 
     @Test func shutdownDrainsLikeEnd() {

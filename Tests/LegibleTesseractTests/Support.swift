@@ -31,7 +31,7 @@ func truth(_ name: String) throws -> Truth {
 
 func gray(_ name: String) throws -> GrayImage {
     let data = [UInt8](try Data(contentsOf: fixtures.appendingPathComponent("\(name).jpg")))
-    return try ImageDecoder().decode(EncodedImage(encoding: .jpeg, data: data), maxPixels: 10_000_000)
+    return try FrameImager().decode(EncodedImage(encoding: .jpeg, data: data), maxPixels: 10_000_000)
 }
 
 func engine(_ model: String = "eng") throws -> TesseractEngine {

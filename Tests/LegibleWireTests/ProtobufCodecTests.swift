@@ -292,7 +292,8 @@ enum Fixtures {
     static let options = RecognitionOptions(
         scripts: [.known(.latin), .known(.japanese), .unknown(12)], languageHints: ["de", "ja", "zh-Hant"],
         mode: .document, level: .accurate, customWords: ["Größe", "東京", "SKU-1234"],
-        regionOfInterest: Rect(x: -4, y: 8, width: 640, height: 360), maxCandidates: 3, includeSymbols: true)
+        regionOfInterest: Rect(x: -4, y: 8, width: 640, height: 360), maxCandidates: 3, includeSymbols: true,
+        autoOrientation: true)
 
     static let clientMessages: [ClientMessage] = [
         .start(
@@ -322,7 +323,12 @@ enum Fixtures {
                 timing: Timing(
                     clientTimestampMicros: 17, queueMicros: 1, decodeMicros: 2, recognizeMicros: 3, totalMicros: 6),
                 changes: Changes(added: [1, 2], changed: [3], removed: [UInt64.max]),
-                error: WireError(code: 4, message: "late", frameID: 99, fatal: false))),
+                quality: FrameQuality(
+                    sharpness: 412.5, brightness: 31.25, contrast: 18, medianTextHeight: 11.5,
+                    hints: [.textTooSmall, .tooDark, .lowContrast]),
+                error: WireError(code: 4, message: "late", frameID: 99, fatal: false),
+                orientation: AppliedOrientation(
+                    orientation: .leftMirrored, source: .osd, osdRotationDegrees: 270, osdConfidence: 5.5))),
         .result(
             FrameResult(
                 frameID: 100, status: .failed,

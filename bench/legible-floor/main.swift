@@ -22,6 +22,9 @@ let command = Command(
         .value("warmup", valueName: "k", help: "Untimed recognitions before them.", default: "1"),
         .value("psm", valueName: "psm", help: "Page segmentation: 3, 6 or 11.", default: String(PageSegmentation.textDefault.rawValue)),
         .flag("print-text", help: "Also write the recognized text to stderr."),
+        .flag(
+            "orientations",
+            help: "Instead: time turning the decoded JPEG upright in all 8 orientations, Legible's copy against Leptonica's rotations."),
     ],
     arguments: [Argument("file", help: "The JPEG file to recognize.")])
 
@@ -32,6 +35,7 @@ struct Options {
     var warmup: Int
     var segmentation: PageSegmentation
     var printText: Bool
+    var orientations: Bool
     var file: String?
 }
 
@@ -44,7 +48,8 @@ func parse(_ arguments: [String]) -> Options {
         return Options(
             tessdata: parsed.value("tessdata")!, model: parsed.value("model")!,
             repeatCount: try parsed.integer("repeat", in: 1...Int.max)!, warmup: try parsed.integer("warmup")!,
-            segmentation: segmentation, printText: parsed.flag("print-text"), file: parsed.positionals.first)
+            segmentation: segmentation, printText: parsed.flag("print-text"), orientations: parsed.flag("orientations"),
+            file: parsed.positionals.first)
     } catch {
         if case .usage(let message, _) = error { fail(message, code: .usage) }
         fail("\(error)", code: .usage)
@@ -126,11 +131,19 @@ func script(for model: String) -> Script {
 
 let options = parse(Array(CommandLine.arguments.dropFirst()))
 guard let file = options.file else { fail("missing argument <file>", code: .usage) }
+if options.orientations {
+    do {
+        try timeOrientations(readFile(file), runs: options.repeatCount)
+    } catch {
+        fail("\(error)")
+    }
+    exit(0)
+}
 
 let image: GrayImage
 let engine: TesseractEngine
 do {
-    let decoder = try ImageDecoder()
+    let decoder = try FrameImager()
     image = try decoder.decode(EncodedImage(encoding: .jpeg, data: readFile(file)), maxPixels: 100_000_000)
     engine = try TesseractEngine(
         tessdata: options.tessdata, model: options.model, script: script(for: options.model),

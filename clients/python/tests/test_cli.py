@@ -30,7 +30,7 @@ def test_json_has_protocol_field_names(server):
 
 def test_exit_codes(server):
     bad = run("recognize", "--server", server.address, os.path.join(FIXTURES, "not-a-jpeg.jpg"))
-    assert bad.returncode == 1 and "does not decode" in bad.stderr
+    assert bad.returncode == 1 and "Not a JPEG file" in bad.stderr
     unreachable = run("recognize", "--server", "unix:/nonexistent/x.sock", os.path.join(FIXTURES, "label-640x480.jpg"))
     assert unreachable.returncode == 2 and unreachable.stderr.count("\n") == 1
     usage = run("recognize", "--format", "xml", "f.jpg")

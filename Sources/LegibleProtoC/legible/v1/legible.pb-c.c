@@ -547,6 +547,51 @@ void   legible__v1__frame_result__free_unpacked
   assert(message->base.descriptor == &legible__v1__frame_result__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   legible__v1__applied_orientation__init
+                     (Legible__V1__AppliedOrientation         *message)
+{
+  static const Legible__V1__AppliedOrientation init_value = LEGIBLE__V1__APPLIED_ORIENTATION__INIT;
+  *message = init_value;
+}
+size_t legible__v1__applied_orientation__get_packed_size
+                     (const Legible__V1__AppliedOrientation *message)
+{
+  assert(message->base.descriptor == &legible__v1__applied_orientation__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t legible__v1__applied_orientation__pack
+                     (const Legible__V1__AppliedOrientation *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &legible__v1__applied_orientation__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t legible__v1__applied_orientation__pack_to_buffer
+                     (const Legible__V1__AppliedOrientation *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &legible__v1__applied_orientation__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Legible__V1__AppliedOrientation *
+       legible__v1__applied_orientation__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Legible__V1__AppliedOrientation *)
+     protobuf_c_message_unpack (&legible__v1__applied_orientation__descriptor,
+                                allocator, len, data);
+}
+void   legible__v1__applied_orientation__free_unpacked
+                     (Legible__V1__AppliedOrientation *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &legible__v1__applied_orientation__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   legible__v1__timing__init
                      (Legible__V1__Timing         *message)
 {
@@ -1479,7 +1524,7 @@ const ProtobufCMessageDescriptor legible__v1__start_session__descriptor =
   (ProtobufCMessageInit) legible__v1__start_session__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor legible__v1__recognition_options__field_descriptors[8] =
+static const ProtobufCFieldDescriptor legible__v1__recognition_options__field_descriptors[9] =
 {
   {
     "scripts",
@@ -1577,8 +1622,21 @@ static const ProtobufCFieldDescriptor legible__v1__recognition_options__field_de
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "auto_orientation",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__RecognitionOptions, auto_orientation),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned legible__v1__recognition_options__field_indices_by_name[] = {
+  8,   /* field[8] = auto_orientation */
   4,   /* field[4] = custom_words */
   7,   /* field[7] = include_symbols */
   1,   /* field[1] = language_hints */
@@ -1591,7 +1649,7 @@ static const unsigned legible__v1__recognition_options__field_indices_by_name[] 
 static const ProtobufCIntRange legible__v1__recognition_options__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor legible__v1__recognition_options__descriptor =
 {
@@ -1601,7 +1659,7 @@ const ProtobufCMessageDescriptor legible__v1__recognition_options__descriptor =
   "Legible__V1__RecognitionOptions",
   "legible.v1",
   sizeof(Legible__V1__RecognitionOptions),
-  8,
+  9,
   legible__v1__recognition_options__field_descriptors,
   legible__v1__recognition_options__field_indices_by_name,
   1,  legible__v1__recognition_options__number_ranges,
@@ -2139,7 +2197,7 @@ const ProtobufCMessageDescriptor legible__v1__server_limits__descriptor =
   (ProtobufCMessageInit) legible__v1__server_limits__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor legible__v1__frame_result__field_descriptors[7] =
+static const ProtobufCFieldDescriptor legible__v1__frame_result__field_descriptors[8] =
 {
   {
     "frame_id",
@@ -2225,11 +2283,24 @@ static const ProtobufCFieldDescriptor legible__v1__frame_result__field_descripto
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "orientation",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__FrameResult, orientation),
+    &legible__v1__applied_orientation__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned legible__v1__frame_result__field_indices_by_name[] = {
   4,   /* field[4] = changes */
   6,   /* field[6] = error */
   0,   /* field[0] = frame_id */
+  7,   /* field[7] = orientation */
   5,   /* field[5] = quality */
   1,   /* field[1] = status */
   2,   /* field[2] = text */
@@ -2238,7 +2309,7 @@ static const unsigned legible__v1__frame_result__field_indices_by_name[] = {
 static const ProtobufCIntRange legible__v1__frame_result__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor legible__v1__frame_result__descriptor =
 {
@@ -2248,11 +2319,88 @@ const ProtobufCMessageDescriptor legible__v1__frame_result__descriptor =
   "Legible__V1__FrameResult",
   "legible.v1",
   sizeof(Legible__V1__FrameResult),
-  7,
+  8,
   legible__v1__frame_result__field_descriptors,
   legible__v1__frame_result__field_indices_by_name,
   1,  legible__v1__frame_result__number_ranges,
   (ProtobufCMessageInit) legible__v1__frame_result__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor legible__v1__applied_orientation__field_descriptors[4] =
+{
+  {
+    "orientation",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__AppliedOrientation, orientation),
+    &legible__v1__orientation__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "source",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__AppliedOrientation, source),
+    &legible__v1__orientation_source__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "osd_rotation_degrees",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__AppliedOrientation, osd_rotation_degrees),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "osd_confidence",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__AppliedOrientation, osd_confidence),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned legible__v1__applied_orientation__field_indices_by_name[] = {
+  0,   /* field[0] = orientation */
+  3,   /* field[3] = osd_confidence */
+  2,   /* field[2] = osd_rotation_degrees */
+  1,   /* field[1] = source */
+};
+static const ProtobufCIntRange legible__v1__applied_orientation__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor legible__v1__applied_orientation__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "legible.v1.AppliedOrientation",
+  "AppliedOrientation",
+  "Legible__V1__AppliedOrientation",
+  "legible.v1",
+  sizeof(Legible__V1__AppliedOrientation),
+  4,
+  legible__v1__applied_orientation__field_descriptors,
+  legible__v1__applied_orientation__field_indices_by_name,
+  1,  legible__v1__applied_orientation__number_ranges,
+  (ProtobufCMessageInit) legible__v1__applied_orientation__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor legible__v1__timing__field_descriptors[5] =
@@ -2409,7 +2557,7 @@ const ProtobufCMessageDescriptor legible__v1__changes__descriptor =
   (ProtobufCMessageInit) legible__v1__changes__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor legible__v1__quality_hints__field_descriptors[2] =
+static const ProtobufCFieldDescriptor legible__v1__quality_hints__field_descriptors[5] =
 {
   {
     "sharpness",
@@ -2435,15 +2583,54 @@ static const ProtobufCFieldDescriptor legible__v1__quality_hints__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "hints",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_ENUM,
+    offsetof(Legible__V1__QualityHints, n_hints),
+    offsetof(Legible__V1__QualityHints, hints),
+    &legible__v1__quality_hint__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "contrast",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__QualityHints, contrast),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "median_text_height",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__QualityHints, median_text_height),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned legible__v1__quality_hints__field_indices_by_name[] = {
   1,   /* field[1] = brightness */
+  3,   /* field[3] = contrast */
+  2,   /* field[2] = hints */
+  4,   /* field[4] = median_text_height */
   0,   /* field[0] = sharpness */
 };
 static const ProtobufCIntRange legible__v1__quality_hints__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor legible__v1__quality_hints__descriptor =
 {
@@ -2453,7 +2640,7 @@ const ProtobufCMessageDescriptor legible__v1__quality_hints__descriptor =
   "Legible__V1__QualityHints",
   "legible.v1",
   sizeof(Legible__V1__QualityHints),
-  2,
+  5,
   legible__v1__quality_hints__field_descriptors,
   legible__v1__quality_hints__field_indices_by_name,
   1,  legible__v1__quality_hints__number_ranges,
@@ -3800,6 +3987,74 @@ const ProtobufCEnumDescriptor legible__v1__frame_status__descriptor =
   legible__v1__frame_status__enum_values_by_name,
   1,
   legible__v1__frame_status__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue legible__v1__orientation_source__enum_values_by_number[5] =
+{
+  { "ORIENTATION_SOURCE_UNSPECIFIED", "LEGIBLE__V1__ORIENTATION_SOURCE__ORIENTATION_SOURCE_UNSPECIFIED", 0 },
+  { "ORIENTATION_SOURCE_CLIENT", "LEGIBLE__V1__ORIENTATION_SOURCE__ORIENTATION_SOURCE_CLIENT", 1 },
+  { "ORIENTATION_SOURCE_EXIF", "LEGIBLE__V1__ORIENTATION_SOURCE__ORIENTATION_SOURCE_EXIF", 2 },
+  { "ORIENTATION_SOURCE_DEFAULT", "LEGIBLE__V1__ORIENTATION_SOURCE__ORIENTATION_SOURCE_DEFAULT", 3 },
+  { "ORIENTATION_SOURCE_OSD", "LEGIBLE__V1__ORIENTATION_SOURCE__ORIENTATION_SOURCE_OSD", 4 },
+};
+static const ProtobufCIntRange legible__v1__orientation_source__value_ranges[] = {
+{0, 0},{0, 5}
+};
+static const ProtobufCEnumValueIndex legible__v1__orientation_source__enum_values_by_name[5] =
+{
+  { "ORIENTATION_SOURCE_CLIENT", 1 },
+  { "ORIENTATION_SOURCE_DEFAULT", 3 },
+  { "ORIENTATION_SOURCE_EXIF", 2 },
+  { "ORIENTATION_SOURCE_OSD", 4 },
+  { "ORIENTATION_SOURCE_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor legible__v1__orientation_source__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "legible.v1.OrientationSource",
+  "OrientationSource",
+  "Legible__V1__OrientationSource",
+  "legible.v1",
+  5,
+  legible__v1__orientation_source__enum_values_by_number,
+  5,
+  legible__v1__orientation_source__enum_values_by_name,
+  1,
+  legible__v1__orientation_source__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue legible__v1__quality_hint__enum_values_by_number[5] =
+{
+  { "QUALITY_HINT_UNSPECIFIED", "LEGIBLE__V1__QUALITY_HINT__QUALITY_HINT_UNSPECIFIED", 0 },
+  { "QUALITY_HINT_TEXT_TOO_SMALL", "LEGIBLE__V1__QUALITY_HINT__QUALITY_HINT_TEXT_TOO_SMALL", 1 },
+  { "QUALITY_HINT_BLURRY", "LEGIBLE__V1__QUALITY_HINT__QUALITY_HINT_BLURRY", 2 },
+  { "QUALITY_HINT_TOO_DARK", "LEGIBLE__V1__QUALITY_HINT__QUALITY_HINT_TOO_DARK", 3 },
+  { "QUALITY_HINT_LOW_CONTRAST", "LEGIBLE__V1__QUALITY_HINT__QUALITY_HINT_LOW_CONTRAST", 4 },
+};
+static const ProtobufCIntRange legible__v1__quality_hint__value_ranges[] = {
+{0, 0},{0, 5}
+};
+static const ProtobufCEnumValueIndex legible__v1__quality_hint__enum_values_by_name[5] =
+{
+  { "QUALITY_HINT_BLURRY", 2 },
+  { "QUALITY_HINT_LOW_CONTRAST", 4 },
+  { "QUALITY_HINT_TEXT_TOO_SMALL", 1 },
+  { "QUALITY_HINT_TOO_DARK", 3 },
+  { "QUALITY_HINT_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor legible__v1__quality_hint__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "legible.v1.QualityHint",
+  "QualityHint",
+  "Legible__V1__QualityHint",
+  "legible.v1",
+  5,
+  legible__v1__quality_hint__enum_values_by_number,
+  5,
+  legible__v1__quality_hint__enum_values_by_name,
+  1,
+  legible__v1__quality_hint__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
 static const ProtobufCEnumValue legible__v1__break_type__enum_values_by_number[6] =

@@ -27,6 +27,7 @@ typedef struct Legible__V1__ServerMessage Legible__V1__ServerMessage;
 typedef struct Legible__V1__SessionStarted Legible__V1__SessionStarted;
 typedef struct Legible__V1__ServerLimits Legible__V1__ServerLimits;
 typedef struct Legible__V1__FrameResult Legible__V1__FrameResult;
+typedef struct Legible__V1__AppliedOrientation Legible__V1__AppliedOrientation;
 typedef struct Legible__V1__Timing Legible__V1__Timing;
 typedef struct Legible__V1__Changes Legible__V1__Changes;
 typedef struct Legible__V1__QualityHints Legible__V1__QualityHints;
@@ -86,25 +87,44 @@ typedef enum _Legible__V1__Level {
 } Legible__V1__Level;
 typedef enum _Legible__V1__Encoding {
   LEGIBLE__V1__ENCODING__ENCODING_UNSPECIFIED = 0,
+  /*
+   * Baseline or progressive JPEG, any colour space; read as gray.
+   */
   LEGIBLE__V1__ENCODING__ENCODING_JPEG = 1,
+  /*
+   * Any PNG Leptonica reads (1..16 bits, gray, palette, RGB, RGBA); read as gray.
+   */
   LEGIBLE__V1__ENCODING__ENCODING_PNG = 2,
   /*
-   * One byte per pixel. stride = bytes per row (>= width; 0 means width).
+   * Raw buffers. `data` holds the planes back to back, each row `stride`
+   * bytes apart (padding at a row's end is ignored). The length must be at
+   * least the sum of the planes' whole rows as given below (checked before
+   * any copy; extra bytes at the end are ignored). For 4:2:0 the chroma
+   * planes have ceil(height/2) rows (odd sizes round up), and only the Y
+   * plane is read: it is the gray image, no colour conversion.
+   * One byte per pixel. stride >= width; 0 means width.
    */
   LEGIBLE__V1__ENCODING__ENCODING_GRAY8 = 3,
   /*
-   * Four bytes per pixel. stride = bytes per row (>= 4 * width; 0 means 4 * width).
+   * Four bytes per pixel, R G B A in memory order (alpha ignored).
+   * stride >= 4 * width; 0 means 4 * width.
    */
   LEGIBLE__V1__ENCODING__ENCODING_RGBA8 = 4,
+  /*
+   * Four bytes per pixel, B G R A in memory order (iOS kCVPixelFormatType_32BGRA).
+   */
   LEGIBLE__V1__ENCODING__ENCODING_BGRA8 = 5,
   /*
-   * 4:2:0 bi-planar: the Y plane (height rows of stride bytes), then the
-   * interleaved CbCr plane (ceil(height/2) rows of stride bytes).
+   * 4:2:0 bi-planar (iOS 420YpCbCr8BiPlanar, Android NV12): the Y plane
+   * (height rows of stride bytes), then the interleaved CbCr plane
+   * (ceil(height/2) rows of stride bytes). stride >= width rounded up to even;
+   * 0 means that.
    */
   LEGIBLE__V1__ENCODING__ENCODING_NV12 = 6,
   /*
-   * 4:2:0 planar: Y (height rows of stride bytes), then U and V, each
-   * ceil(height/2) rows of ceil(stride/2) bytes.
+   * 4:2:0 planar (Android YUV_420_888 copied out, I420): Y (height rows of
+   * stride bytes), then U and V, each ceil(height/2) rows of ceil(stride/2)
+   * bytes. stride >= width; 0 means width.
    */
   LEGIBLE__V1__ENCODING__ENCODING_I420 = 7
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(LEGIBLE__V1__ENCODING)
@@ -139,6 +159,54 @@ typedef enum _Legible__V1__FrameStatus {
   LEGIBLE__V1__FRAME_STATUS__FRAME_STATUS_FAILED = 4
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(LEGIBLE__V1__FRAME_STATUS)
 } Legible__V1__FrameStatus;
+/*
+ * Where the orientation applied to a frame came from.
+ */
+typedef enum _Legible__V1__OrientationSource {
+  LEGIBLE__V1__ORIENTATION_SOURCE__ORIENTATION_SOURCE_UNSPECIFIED = 0,
+  /*
+   * Frame.orientation.
+   */
+  LEGIBLE__V1__ORIENTATION_SOURCE__ORIENTATION_SOURCE_CLIENT = 1,
+  /*
+   * The JPEG's EXIF orientation tag (Frame.orientation was unspecified).
+   */
+  LEGIBLE__V1__ORIENTATION_SOURCE__ORIENTATION_SOURCE_EXIF = 2,
+  /*
+   * Neither said: ORIENTATION_UP.
+   */
+  LEGIBLE__V1__ORIENTATION_SOURCE__ORIENTATION_SOURCE_DEFAULT = 3,
+  /*
+   * RecognitionOptions.auto_orientation: OSD turned the image further.
+   */
+  LEGIBLE__V1__ORIENTATION_SOURCE__ORIENTATION_SOURCE_OSD = 4
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(LEGIBLE__V1__ORIENTATION_SOURCE)
+} Legible__V1__OrientationSource;
+/*
+ * What a camera app can tell its user to do. Each hint comes with the
+ * number it was judged on; the thresholds are in the README.
+ */
+typedef enum _Legible__V1__QualityHint {
+  LEGIBLE__V1__QUALITY_HINT__QUALITY_HINT_UNSPECIFIED = 0,
+  /*
+   * The median height of the words read is under 16 px (Latin, Devanagari)
+   * or 24 px (Chinese, Japanese, Korean): move closer.
+   */
+  LEGIBLE__V1__QUALITY_HINT__QUALITY_HINT_TEXT_TOO_SMALL = 1,
+  /*
+   * Little high-frequency detail in the luma: hold still or refocus.
+   */
+  LEGIBLE__V1__QUALITY_HINT__QUALITY_HINT_BLURRY = 2,
+  /*
+   * The mean gray level is low: add light.
+   */
+  LEGIBLE__V1__QUALITY_HINT__QUALITY_HINT_TOO_DARK = 3,
+  /*
+   * The gray levels span a narrow range: add light, avoid glare.
+   */
+  LEGIBLE__V1__QUALITY_HINT__QUALITY_HINT_LOW_CONTRAST = 4
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(LEGIBLE__V1__QUALITY_HINT)
+} Legible__V1__QualityHint;
 typedef enum _Legible__V1__BreakType {
   LEGIBLE__V1__BREAK_TYPE__BREAK_TYPE_UNKNOWN = 0,
   LEGIBLE__V1__BREAK_TYPE__BREAK_TYPE_SPACE = 1,
@@ -232,10 +300,17 @@ struct  Legible__V1__RecognitionOptions
    * Fill TextElement.symbols.
    */
   protobuf_c_boolean include_symbols;
+  /*
+   * Detect a 0/90/180/270 degree rotation with Tesseract's OSD (osd.traineddata)
+   * after applying the frame's orientation, and turn the image further when
+   * OSD is confident (FrameResult.orientation says what was applied). For
+   * clients that cannot know which way up the camera is. Costs an OSD pass.
+   */
+  protobuf_c_boolean auto_orientation;
 };
 #define LEGIBLE__V1__RECOGNITION_OPTIONS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&legible__v1__recognition_options__descriptor) \
-    , 0,NULL, 0,NULL, LEGIBLE__V1__MODE__MODE_UNSPECIFIED, LEGIBLE__V1__LEVEL__LEVEL_UNSPECIFIED, 0,NULL, NULL, 0, 0 }
+    , 0,NULL, 0,NULL, LEGIBLE__V1__MODE__MODE_UNSPECIFIED, LEGIBLE__V1__LEVEL__LEVEL_UNSPECIFIED, 0,NULL, NULL, 0, 0, 0 }
 
 
 /*
@@ -259,9 +334,16 @@ struct  Legible__V1__Frame
    */
   uint64_t frame_id;
   Legible__V1__Image *image;
+  /*
+   * How to turn the stored pixels upright. ORIENTATION_UNSPECIFIED: a JPEG's
+   * own EXIF orientation tag when it has one, else ORIENTATION_UP.
+   */
   Legible__V1__Orientation orientation;
   /*
-   * Overrides the session's region of interest for this frame.
+   * Overrides the session's region of interest for this frame. In upright
+   * pixels; clipped to the image. Only text inside is recognized; an empty
+   * rectangle or one wholly outside the image fails the frame
+   * (INVALID_ARGUMENT).
    */
   Legible__V1__Rect *region_of_interest;
   /*
@@ -391,10 +473,45 @@ struct  Legible__V1__FrameResult
    * Set when status is FRAME_STATUS_FAILED.
    */
   Legible__V1__Error *error;
+  /*
+   * How the stored pixels were turned upright (set when recognized).
+   */
+  Legible__V1__AppliedOrientation *orientation;
 };
 #define LEGIBLE__V1__FRAME_RESULT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&legible__v1__frame_result__descriptor) \
-    , 0, LEGIBLE__V1__FRAME_STATUS__FRAME_STATUS_UNSPECIFIED, NULL, NULL, NULL, NULL, NULL }
+    , 0, LEGIBLE__V1__FRAME_STATUS__FRAME_STATUS_UNSPECIFIED, NULL, NULL, NULL, NULL, NULL, NULL }
+
+
+/*
+ * The transform that made the stored pixels upright. Every coordinate in the
+ * result is in that upright image. To map an upright point (ux, uy) back to
+ * the stored (sensor) buffer of width W and height H, taking points on pixel
+ * edges (a Rect's corners), by `orientation`:
+ *   UP (ux, uy)              UP_MIRRORED (W-ux, uy)
+ *   DOWN (W-ux, H-uy)        DOWN_MIRRORED (ux, H-uy)
+ *   LEFT_MIRRORED (uy, ux)   RIGHT (uy, H-ux)
+ *   RIGHT_MIRRORED (W-uy, H-ux)   LEFT (W-uy, ux)
+ * and a Rect by mapping two opposite corners and taking min/max
+ * (legible_client.upright_to_sensor does this).
+ */
+struct  Legible__V1__AppliedOrientation
+{
+  ProtobufCMessage base;
+  Legible__V1__Orientation orientation;
+  Legible__V1__OrientationSource source;
+  /*
+   * Set when auto_orientation ran: the clockwise rotation OSD found the
+   * client-oriented image to need (0, 90, 180, 270), and OSD's confidence
+   * (Tesseract's orientation confidence; the rotation is applied only at or
+   * above the server's threshold).
+   */
+  uint32_t osd_rotation_degrees;
+  float osd_confidence;
+};
+#define LEGIBLE__V1__APPLIED_ORIENTATION__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&legible__v1__applied_orientation__descriptor) \
+    , LEGIBLE__V1__ORIENTATION__ORIENTATION_UNSPECIFIED, LEGIBLE__V1__ORIENTATION_SOURCE__ORIENTATION_SOURCE_UNSPECIFIED, 0, 0 }
 
 
 struct  Legible__V1__Timing
@@ -438,21 +555,37 @@ struct  Legible__V1__Changes
     , 0,NULL, 0,NULL, 0,NULL }
 
 
+/*
+ * Measured on the upright image, inside the region of interest.
+ */
 struct  Legible__V1__QualityHints
 {
   ProtobufCMessage base;
   /*
-   * Mean absolute Laplacian, a sharpness measure; higher is sharper.
+   * Variance of the 3x3 Laplacian of the luma (a focus measure); higher is sharper.
    */
   float sharpness;
   /*
    * Mean gray level 0...255.
    */
   float brightness;
+  /*
+   * The hints that fired, in enum order.
+   */
+  size_t n_hints;
+  Legible__V1__QualityHint *hints;
+  /*
+   * Gray level range between the 5th and 95th percentiles, 0...255.
+   */
+  float contrast;
+  /*
+   * Median height in pixels of the recognized words' boxes; 0 when none.
+   */
+  float median_text_height;
 };
 #define LEGIBLE__V1__QUALITY_HINTS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&legible__v1__quality_hints__descriptor) \
-    , 0, 0 }
+    , 0, 0, 0,NULL, 0, 0 }
 
 
 struct  Legible__V1__Text
@@ -912,6 +1045,25 @@ Legible__V1__FrameResult *
 void   legible__v1__frame_result__free_unpacked
                      (Legible__V1__FrameResult *message,
                       ProtobufCAllocator *allocator);
+/* Legible__V1__AppliedOrientation methods */
+void   legible__v1__applied_orientation__init
+                     (Legible__V1__AppliedOrientation         *message);
+size_t legible__v1__applied_orientation__get_packed_size
+                     (const Legible__V1__AppliedOrientation   *message);
+size_t legible__v1__applied_orientation__pack
+                     (const Legible__V1__AppliedOrientation   *message,
+                      uint8_t             *out);
+size_t legible__v1__applied_orientation__pack_to_buffer
+                     (const Legible__V1__AppliedOrientation   *message,
+                      ProtobufCBuffer     *buffer);
+Legible__V1__AppliedOrientation *
+       legible__v1__applied_orientation__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   legible__v1__applied_orientation__free_unpacked
+                     (Legible__V1__AppliedOrientation *message,
+                      ProtobufCAllocator *allocator);
 /* Legible__V1__Timing methods */
 void   legible__v1__timing__init
                      (Legible__V1__Timing         *message);
@@ -1273,6 +1425,9 @@ typedef void (*Legible__V1__ServerLimits_Closure)
 typedef void (*Legible__V1__FrameResult_Closure)
                  (const Legible__V1__FrameResult *message,
                   void *closure_data);
+typedef void (*Legible__V1__AppliedOrientation_Closure)
+                 (const Legible__V1__AppliedOrientation *message,
+                  void *closure_data);
 typedef void (*Legible__V1__Timing_Closure)
                  (const Legible__V1__Timing *message,
                   void *closure_data);
@@ -1336,6 +1491,8 @@ extern const ProtobufCEnumDescriptor    legible__v1__level__descriptor;
 extern const ProtobufCEnumDescriptor    legible__v1__encoding__descriptor;
 extern const ProtobufCEnumDescriptor    legible__v1__orientation__descriptor;
 extern const ProtobufCEnumDescriptor    legible__v1__frame_status__descriptor;
+extern const ProtobufCEnumDescriptor    legible__v1__orientation_source__descriptor;
+extern const ProtobufCEnumDescriptor    legible__v1__quality_hint__descriptor;
 extern const ProtobufCEnumDescriptor    legible__v1__break_type__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__client_message__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__start_session__descriptor;
@@ -1349,6 +1506,7 @@ extern const ProtobufCMessageDescriptor legible__v1__server_message__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__session_started__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__server_limits__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__frame_result__descriptor;
+extern const ProtobufCMessageDescriptor legible__v1__applied_orientation__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__timing__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__changes__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__quality_hints__descriptor;

@@ -1,0 +1,85 @@
+internal import CTurboJPEG
+internal import LegibleCore
+
+/// libturbojpeg's decompressor, reading JPEGs straight to 8-bit gray.
+///
+/// Owns one `tjhandle`, freed in `deinit`. Not `Sendable`: it lives on one engine thread.
+final class JPEGDecoder {
+    /// From `tjInitDecompress`; never nil once `init` returns.
+    private let handle: UnsafeMutableRawPointer
+
+    init() throws(LegibleError) {
+        guard let handle = tjInitDecompress() else {
+            throw LegibleError(.internal, "cannot create a JPEG decompressor: \(Self.errorText(nil))")
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        tjDestroy(handle)
+    }
+
+    /// The size the JPEG's header claims, read without decoding a pixel.
+    func header(_ data: UnsafeBufferPointer<UInt8>) throws(LegibleError) -> (width: Int, height: Int) {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var subsampling: Int32 = 0
+        var colorspace: Int32 = 0
+        if tjDecompressHeader3(handle, data.baseAddress, UInt(data.count), &width, &height, &subsampling, &colorspace) != 0 {
+            throw LegibleError(.invalidArgument, "JPEG header does not read: \(Self.errorText(handle))")
+        }
+        guard width > 0, height > 0 else {
+            throw LegibleError(.invalidArgument, "JPEG header gives a size of \(width)x\(height)")
+        }
+        return (Int(width), Int(height))
+    }
+
+    /// Decodes to gray at `width` x `height` (the header's size or one of libjpeg-turbo's
+    /// scaled sizes, see `scaledSize`), rows tightly packed into `output`.
+    ///
+    /// Any libjpeg warning fails the frame (TJFLAG_STOPONWARNING): a truncated upload or a
+    /// corrupt scan would otherwise come back as a half-grey image that reads as nothing, with
+    /// no word to the client why. TJFLAG_LIMITSCANS stops progressive JPEGs with absurd scan
+    /// counts, a known way to make a small file cost seconds of CPU.
+    func decodeGray(
+        _ data: UnsafeBufferPointer<UInt8>, width: Int, height: Int, into output: UnsafeMutablePointer<UInt8>
+    ) throws(LegibleError) {
+        let flags = Int32(TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)
+        let status = tjDecompress2(
+            handle, data.baseAddress, UInt(data.count), output, Int32(width), Int32(width), Int32(height),
+            Int32(TJPF_GRAY.rawValue), flags)
+        if status != 0 {
+            throw LegibleError(.invalidArgument, "JPEG does not decode: \(Self.errorText(handle))")
+        }
+    }
+
+    private static func errorText(_ handle: UnsafeMutableRawPointer?) -> String {
+        guard let text = tjGetErrorStr2(handle) else { return "unknown turbojpeg error" }
+        return String(cString: text)
+    }
+
+    /// The size of the scaled decode: the largest scaling factor not above 1 whose longer side
+    /// fits `maxSide` (the smallest factor when none fits); full size without `maxSide`.
+    static func scaledSize(width: Int, height: Int, maxSide: Int?) -> (width: Int, height: Int) {
+        guard let maxSide, max(width, height) > maxSide else { return (width, height) }
+        var count: Int32 = 0
+        guard let factors = tjGetScalingFactors(&count), count > 0 else { return (width, height) }
+        // TJSCALED(dimension, factor) is a macro, so not imported.
+        func scaled(_ side: Int, _ factor: tjscalingfactor) -> Int {
+            (side * Int(factor.num) + Int(factor.denom) - 1) / Int(factor.denom)
+        }
+        var best: (Int, Int)? = nil
+        var smallest = (width, height)
+        for factor in UnsafeBufferPointer(start: factors, count: Int(count)) where factor.num <= factor.denom {
+            let size = (scaled(width, factor), scaled(height, factor))
+            if size.0 * size.1 < smallest.0 * smallest.1 { smallest = size }
+            if max(size.0, size.1) <= maxSide, size.0 * size.1 > (best.map { $0.0 * $0.1 } ?? 0) {
+                best = size
+            }
+        }
+        return best ?? smallest
+    }
+}
+
+@available(*, unavailable, message: "a JPEG decompressor belongs to one engine thread")
+extension JPEGDecoder: Sendable {}
