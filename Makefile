@@ -4,7 +4,7 @@ APT_PACKAGES := libtesseract-dev libleptonica-dev libturbojpeg0-dev libprotobuf-
 	protobuf-compiler pkg-config tesseract-ocr-eng tesseract-ocr-script-latn tesseract-ocr-osd fonts-dejavu-core libexif-dev
 PY_PROTO_OUT := clients/python/legible_client/proto
 
-.PHONY: deps build release run test test-swift test-python python-proto bench-overhead clean
+.PHONY: deps build release run test test-swift test-python python-proto bench bench-overhead bench-imaging clean
 
 deps: ## Install the Debian and PyPI packages that are missing.
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -12,7 +12,7 @@ deps: ## Install the Debian and PyPI packages that are missing.
 	  echo "installing: $$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
-	@python3 -c 'import google.protobuf, PIL, pytest' 2>/dev/null || pip install -q -r clients/python/requirements.txt
+	@python3 -c 'import google.protobuf, PIL, pytest, numpy' 2>/dev/null || pip install -q -r clients/python/requirements.txt
 
 build: deps
 	swift build
@@ -39,6 +39,12 @@ test-python:
 bench-overhead: release ## Median latency of one 1280x720 JPEG over the unix socket vs the bare Tesseract call.
 	python3 bench/overhead.py --legibled .build/release/legibled --floor .build/release/legible-floor \
 	  --image Tests/Fixtures/camera-720p.jpg --runs 30
+
+bench-imaging: release ## decode + orient + crop cost beside recognition, per encoding and orientation; Legible's copy vs Leptonica's rotations.
+	OMP_THREAD_LIMIT=1 .build/release/legible-floor --orientations --repeat 50 Tests/Fixtures/camera-720p.jpg
+	python3 bench/imaging.py --legibled .build/release/legibled --repeat 10
+
+bench: bench-overhead bench-imaging ## Every benchmark.
 
 clean:
 	rm -rf .build $(PY_PROTO_OUT)

@@ -130,6 +130,27 @@ def main():
     garbage[0] = 0x42
     (OUT / "not-a-jpeg.jpg").write_bytes(bytes(garbage))
     print("not-a-jpeg.jpg: 200 bytes")
+    png_fixtures()
+
+
+def png_fixtures():
+    """13x7 PNGs of one asymmetric gray pattern, gray(x, y) = (7x + 31y) % 256, stored in each
+    PNG pixel format a client may send (odd width: rows are not word-aligned)."""
+    width, height = 13, 7
+    values = [(7 * x + 31 * y) % 256 for y in range(height) for x in range(width)]
+    gray = Image.new("L", (width, height))
+    gray.putdata(values)
+    gray.save(OUT / "pattern-gray8.png")
+    gray.convert("RGB").save(OUT / "pattern-rgb.png")
+    gray.convert("RGBA").save(OUT / "pattern-rgba.png")
+    gray.convert("P").save(OUT / "pattern-palette.png")
+    wide = Image.new("I;16", (width, height))
+    wide.putdata([v * 257 for v in values])
+    wide.save(OUT / "pattern-gray16.png")
+    bits = Image.new("1", (width, height))
+    bits.putdata([255 if (x + y) % 2 else 0 for y in range(height) for x in range(width)])
+    bits.save(OUT / "checker-1bit.png")
+    print("pattern-*.png, checker-1bit.png: 13x7")
 
 
 if __name__ == "__main__":

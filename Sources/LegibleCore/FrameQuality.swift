@@ -15,11 +15,11 @@ public enum QualityHint: Int, Sendable, Hashable, CaseIterable, Comparable {
 /// The measured numbers behind the hints (`legible.v1.QualityHints`), taken on the upright
 /// image inside the region of interest.
 public struct FrameQuality: Sendable, Hashable {
-    /// Variance of the 3x3 Laplacian of the luma; higher is sharper.
+    /// Variance of the 3x3 Laplacian of the luma × 10⁴ / contrast²; higher is sharper.
     public var sharpness: Float
     /// Mean gray level, 0…255.
     public var brightness: Float
-    /// Gray range between the 5th and 95th percentiles, 0…255.
+    /// Gray range between the 1st and 99th percentiles, 0…255.
     public var contrast: Float
     /// Median height in pixels of the recognized words' boxes; 0 when none.
     public var medianTextHeight: Float

@@ -1,11 +1,15 @@
 
 /// Focus and exposure measures of a gray image: the numbers behind the quality hints.
 public struct ImageQuality: Sendable, Hashable {
-    /// Variance of the 4-neighbour Laplacian over the interior pixels (a focus measure).
+    /// Focus: the variance of the 4-neighbour Laplacian over the interior pixels, divided by
+    /// `contrast` squared and scaled by 10⁴. The division makes it exposure-blind: darkening
+    /// or flattening a frame scales the Laplacian and the range alike, so a sharp frame in dim
+    /// light is not called blurry.
     public var sharpness: Float
     /// Mean gray level, 0…255.
     public var brightness: Float
-    /// 95th minus 5th percentile of the gray levels.
+    /// 99th minus 1st percentile of the gray levels. Text is a few percent of a camera
+    /// frame's pixels, so narrower percentiles would measure the background only.
     public var contrast: Float
 
     public init(sharpness: Float, brightness: Float, contrast: Float) {
@@ -37,7 +41,8 @@ public struct ImageQuality: Sendable, Hashable {
         }
         let count = width * height
         let brightness = Float(Double(total) / Double(count))
-        let contrast = Float(percentile(0.95, histogram, count) - percentile(0.05, histogram, count))
+        let range = percentile(0.99, histogram, count) - percentile(0.01, histogram, count)
+        let contrast = Float(range)
 
         var sharpness: Float = 0
         if width >= 3, height >= 3 {
@@ -59,7 +64,8 @@ public struct ImageQuality: Sendable, Hashable {
             }
             let n = Double((width - 2) * (height - 2))
             let mean = Double(sum) / n
-            sharpness = Float(Double(sumOfSquares) / n - mean * mean)
+            let variance = Double(sumOfSquares) / n - mean * mean
+            sharpness = range > 0 ? Float(variance * 10_000 / Double(range * range)) : 0
         }
         return ImageQuality(sharpness: sharpness, brightness: brightness, contrast: contrast)
     }

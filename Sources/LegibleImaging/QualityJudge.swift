@@ -8,16 +8,18 @@ public import LegibleCore
 public struct QualityThresholds: Sendable, Hashable {
     public var minimumTextHeight: Float
     public var minimumCJKTextHeight: Float
-    /// Variance of the Laplacian below which a frame is BLURRY.
+    /// Normalised Laplacian variance below which a frame is BLURRY. The generated 720p scene
+    /// measures 80 clean, 29 / 15 / 8.9 / 3.5 / 2.0 after a Gaussian blur of σ 1 / 1.5 / 2 / 3 / 4.
     public var minimumSharpness: Float
-    /// Mean gray below which a frame is TOO_DARK.
+    /// Mean gray below which a frame is TOO_DARK (clean scene 205, darkened 25).
     public var minimumBrightness: Float
-    /// 5–95 percentile spread below which a frame has LOW_CONTRAST.
+    /// 1–99 percentile spread below which a frame has LOW_CONTRAST (clean scene 173, tiny
+    /// text 42, squeezed into 24 levels 18, darkened to mean 25: 21).
     public var minimumContrast: Float
 
     public init(
-        minimumTextHeight: Float = 16, minimumCJKTextHeight: Float = 24, minimumSharpness: Float = 40,
-        minimumBrightness: Float = 50, minimumContrast: Float = 40
+        minimumTextHeight: Float = 16, minimumCJKTextHeight: Float = 24, minimumSharpness: Float = 12,
+        minimumBrightness: Float = 50, minimumContrast: Float = 30
     ) {
         self.minimumTextHeight = minimumTextHeight
         self.minimumCJKTextHeight = minimumCJKTextHeight

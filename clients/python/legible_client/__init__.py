@@ -54,3 +54,88 @@ class Stream:
 
     def close(self) -> None:
         self.sock.close()
+
+
+# ---------------------------------------------------------------- orientation and images
+
+RAW_ENCODINGS = frozenset({pb.ENCODING_GRAY8, pb.ENCODING_RGBA8, pb.ENCODING_BGRA8, pb.ENCODING_NV12, pb.ENCODING_I420})
+
+
+def _upright_point_to_sensor(ux, uy, orientation, width, height):
+    """One point on pixel edges, upright -> stored buffer of `width` x `height` (legible.proto's table)."""
+    W, H = width, height
+    return {
+        pb.ORIENTATION_UNSPECIFIED: (ux, uy),
+        pb.ORIENTATION_UP: (ux, uy),
+        pb.ORIENTATION_UP_MIRRORED: (W - ux, uy),
+        pb.ORIENTATION_DOWN: (W - ux, H - uy),
+        pb.ORIENTATION_DOWN_MIRRORED: (ux, H - uy),
+        pb.ORIENTATION_LEFT_MIRRORED: (uy, ux),
+        pb.ORIENTATION_RIGHT: (uy, H - ux),
+        pb.ORIENTATION_RIGHT_MIRRORED: (W - uy, H - ux),
+        pb.ORIENTATION_LEFT: (W - uy, ux),
+    }[orientation]
+
+
+def _sensor_point_to_upright(sx, sy, orientation, width, height):
+    """The inverse of _upright_point_to_sensor (width, height: the stored size)."""
+    W, H = width, height
+    return {
+        pb.ORIENTATION_UNSPECIFIED: (sx, sy),
+        pb.ORIENTATION_UP: (sx, sy),
+        pb.ORIENTATION_UP_MIRRORED: (W - sx, sy),
+        pb.ORIENTATION_DOWN: (W - sx, H - sy),
+        pb.ORIENTATION_DOWN_MIRRORED: (sx, H - sy),
+        pb.ORIENTATION_LEFT_MIRRORED: (sy, sx),
+        pb.ORIENTATION_RIGHT: (H - sy, sx),
+        pb.ORIENTATION_RIGHT_MIRRORED: (H - sy, W - sx),
+        pb.ORIENTATION_LEFT: (sy, W - sx),
+    }[orientation]
+
+
+def _map_rect(rect, point_map, orientation, width, height):
+    as_message = isinstance(rect, pb.Rect)
+    x, y, w, h = (rect.x, rect.y, rect.width, rect.height) if as_message else rect
+    ax, ay = point_map(x, y, orientation, width, height)
+    bx, by = point_map(x + w, y + h, orientation, width, height)
+    out = (min(ax, bx), min(ay, by), abs(bx - ax), abs(by - ay))
+    return pb.Rect(x=out[0], y=out[1], width=out[2], height=out[3]) if as_message else out
+
+
+def upright_to_sensor(rect, orientation, width, height):
+    """Maps a rectangle in upright pixels back to the stored (sensor) buffer.
+
+    Every coordinate Legible returns is in the upright image, the stored pixels turned by
+    FrameResult.orientation.orientation. A camera app that wants to crop, track or draw on its
+    own sensor buffer maps the boxes back with this.
+
+    rect: a pb.Rect or an (x, y, w, h) tuple in upright pixels; orientation: a pb.Orientation
+    value (EXIF 1..8; 0 is taken as UP); width, height: the *stored* buffer's size (as sent).
+    Corners are points on pixel edges; two opposite corners are mapped by legible.proto's
+    AppliedOrientation table and the result is their min/max. Returns the same kind as given.
+    """
+    return _map_rect(rect, _upright_point_to_sensor, orientation, width, height)
+
+
+def sensor_to_upright(rect, orientation, width, height):
+    """The inverse of upright_to_sensor: a rectangle in the stored buffer to upright pixels.
+
+    width, height are the stored buffer's size, as for upright_to_sensor.
+    """
+    return _map_rect(rect, _sensor_point_to_upright, orientation, width, height)
+
+
+def upright_size(orientation, width, height):
+    """The upright image's (width, height) for a stored buffer of width x height."""
+    if orientation in (pb.ORIENTATION_LEFT_MIRRORED, pb.ORIENTATION_RIGHT,
+                       pb.ORIENTATION_RIGHT_MIRRORED, pb.ORIENTATION_LEFT):
+        return height, width
+    return width, height
+
+
+def build_image(encoding, data, width=0, height=0, stride=0):
+    """A pb.Image. width/height/stride are sent for raw encodings only (compressed images carry
+    their own size); stride 0 means the encoding's minimum row length."""
+    if encoding in RAW_ENCODINGS:
+        return pb.Image(encoding=encoding, data=data, width=width, height=height, stride=stride)
+    return pb.Image(encoding=encoding, data=data)

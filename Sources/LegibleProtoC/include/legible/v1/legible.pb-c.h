@@ -562,7 +562,8 @@ struct  Legible__V1__QualityHints
 {
   ProtobufCMessage base;
   /*
-   * Variance of the 3x3 Laplacian of the luma (a focus measure); higher is sharper.
+   * Focus: variance of the 3x3 Laplacian of the luma, x 10^4 / contrast^2
+   * (so that dim or flat frames are not called blurry); higher is sharper.
    */
   float sharpness;
   /*
@@ -575,7 +576,7 @@ struct  Legible__V1__QualityHints
   size_t n_hints;
   Legible__V1__QualityHint *hints;
   /*
-   * Gray level range between the 5th and 95th percentiles, 0...255.
+   * Gray level range between the 1st and 99th percentiles, 0...255.
    */
   float contrast;
   /*
