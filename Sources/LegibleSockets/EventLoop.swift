@@ -1,11 +1,10 @@
 internal import CLinux
 internal import Glibc
-internal import LegibleSockets
-internal import LegibleCore
+public import LegibleCore
 internal import Synchronization
 
 /// Something registered with the event loop for readiness events on its descriptor.
-protocol EventHandler: AnyObject {
+public protocol EventHandler: AnyObject {
     func handleEvents(readable: Bool, writable: Bool, hangup: Bool)
 }
 
@@ -14,7 +13,7 @@ protocol EventHandler: AnyObject {
 /// Other threads (the engines) hand work to the loop with `execute`, which queues a closure
 /// and wakes the loop through an eventfd. Everything registered with the loop is touched on
 /// the loop's thread only; `LoopBound` checks that at run time where a value must cross.
-final class EventLoop: Sendable {
+public final class EventLoop: Sendable {
     private let epoll: Int32
     private let wakeup: Int32
     private let tasks = Mutex<[@Sendable () -> Void]>([])
@@ -22,7 +21,7 @@ final class EventLoop: Sendable {
     nonisolated(unsafe) private var running = false
     nonisolated(unsafe) private var loopThread: pthread_t?
 
-    init() throws(LegibleError) {
+    public init() throws(LegibleError) {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epoll >= 0 else { throw .system("epoll_create1") }
         wakeup = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
@@ -38,21 +37,21 @@ final class EventLoop: Sendable {
         close(epoll)
     }
 
-    var inLoop: Bool { loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    public var inLoop: Bool { loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
 
     /// Watches `descriptor`; on the loop thread only.
-    func register(_ descriptor: Int32, handler: any EventHandler, writable: Bool = false) throws(LegibleError) {
+    public func register(_ descriptor: Int32, handler: any EventHandler, writable: Bool = false) throws(LegibleError) {
         handlers[descriptor] = handler
         try control(EPOLL_CTL_ADD, descriptor, readable: true, writable: writable)
     }
 
     /// Changes which events `descriptor` is watched for.
-    func modify(_ descriptor: Int32, readable: Bool, writable: Bool) {
+    public func modify(_ descriptor: Int32, readable: Bool, writable: Bool) {
         try? control(EPOLL_CTL_MOD, descriptor, readable: readable, writable: writable)
     }
 
     /// Stops watching `descriptor` (before it is closed).
-    func unregister(_ descriptor: Int32) {
+    public func unregister(_ descriptor: Int32) {
         handlers[descriptor] = nil
         epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, nil)
     }
@@ -66,14 +65,14 @@ final class EventLoop: Sendable {
     }
 
     /// Runs `task` on the loop thread, soon. Safe from any thread.
-    func execute(_ task: @escaping @Sendable () -> Void) {
+    public func execute(_ task: @escaping @Sendable () -> Void) {
         tasks.withLock { $0.append(task) }
         var one: UInt64 = 1
         _ = write(wakeup, &one, 8)
     }
 
     /// Serves events on the calling thread until `stop()`.
-    func run() {
+    public func run() {
         loopThread = pthread_self()
         running = true
         var events = [epoll_event](repeating: epoll_event(), count: 128)
@@ -114,22 +113,22 @@ final class EventLoop: Sendable {
     }
 
     /// Ends `run()` after the current iteration; on the loop thread.
-    func stop() { running = false }
+    public func stop() { running = false }
 }
 
 /// A value confined to an event loop's thread, made `Sendable` so it can ride in a closure
 /// that `execute` brings back to that thread. Reading it elsewhere traps.
-struct LoopBound<Value>: @unchecked Sendable {
+public struct LoopBound<Value>: @unchecked Sendable {
     private let stored: Value
-    let loop: EventLoop
+    public let loop: EventLoop
 
-    init(_ value: Value, loop: EventLoop) {
+    public init(_ value: Value, loop: EventLoop) {
         precondition(loop.inLoop, "LoopBound created off its loop")
         stored = value
         self.loop = loop
     }
 
-    var value: Value {
+    public var value: Value {
         precondition(loop.inLoop, "LoopBound read off its loop")
         return stored
     }
