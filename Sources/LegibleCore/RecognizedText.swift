@@ -10,12 +10,17 @@ public struct RecognizedText: Sendable, Hashable {
     /// The upright image's size.
     public var imageWidth: Int
     public var imageHeight: Int
+    /// Phone numbers, addresses, URLs, dates and card numbers found in the lines (when asked).
+    public var entities: [Entity]
 
-    public init(text: String = "", blocks: [TextBlock] = [], imageWidth: Int = 0, imageHeight: Int = 0) {
+    public init(
+        text: String = "", blocks: [TextBlock] = [], imageWidth: Int = 0, imageHeight: Int = 0, entities: [Entity] = []
+    ) {
         self.text = text
         self.blocks = blocks
         self.imageWidth = imageWidth
         self.imageHeight = imageHeight
+        self.entities = entities
     }
 
     /// Every line of every block, in reading order.
@@ -125,12 +130,17 @@ public struct TextSymbol: Sendable, Hashable {
     public var frame: Rect
     public var confidence: Float
     public var candidates: [Candidate]
+    /// Document mode: the break after a word's last symbol.
+    public var recognizedBreak: RecognizedBreak?
 
-    public init(text: String, frame: Rect, confidence: Float, candidates: [Candidate] = []) {
+    public init(
+        text: String, frame: Rect, confidence: Float, candidates: [Candidate] = [], recognizedBreak: RecognizedBreak? = nil
+    ) {
         self.text = text
         self.frame = frame
         self.confidence = confidence
         self.candidates = candidates
+        self.recognizedBreak = recognizedBreak
     }
 
     public var cornerPoints: [Point] { frame.cornerPoints }

@@ -34,13 +34,36 @@ public struct RecognitionOptions: Sendable, Hashable {
     public var includeSymbols: Bool
     /// Let Tesseract's OSD turn the image further by a quarter turn when it is confident.
     public var autoOrientation: Bool
+    /// Tesseract's dictionary; nil (unspecified) is on.
+    public var languageCorrection: Bool?
+    /// Lines lower than this fraction of the upright image's height are left out; 0 keeps all.
+    public var minimumTextHeight: Float
+    public var detectEntities: Bool
+    /// A pending frame older than this when an engine frees up is dropped; 0 is no limit.
+    public var maxFrameAgeMillis: UInt32
+    /// Results every line must hold its text for before `FrameResult.stable`; 0 means 3.
+    public var stableAfter: UInt32
+    /// Skip frames while the camera moves.
+    public var waitForSteady: Bool
+    /// Read frames that differ too little from the last recognized one, instead of skipping them.
+    public var recognizeUnchanged: Bool
 
     public init(
         scripts: [ScriptValue] = [], languageHints: [String] = [], mode: RecognitionMode? = nil,
         level: RecognitionLevel? = nil, customWords: [String] = [], regionOfInterest: Rect? = nil,
-        maxCandidates: UInt32 = 0, includeSymbols: Bool = false, autoOrientation: Bool = false
+        maxCandidates: UInt32 = 0, includeSymbols: Bool = false, autoOrientation: Bool = false,
+        languageCorrection: Bool? = nil, minimumTextHeight: Float = 0, detectEntities: Bool = false,
+        maxFrameAgeMillis: UInt32 = 0, stableAfter: UInt32 = 0, waitForSteady: Bool = false,
+        recognizeUnchanged: Bool = false
     ) {
         self.autoOrientation = autoOrientation
+        self.languageCorrection = languageCorrection
+        self.minimumTextHeight = minimumTextHeight
+        self.detectEntities = detectEntities
+        self.maxFrameAgeMillis = maxFrameAgeMillis
+        self.stableAfter = stableAfter
+        self.waitForSteady = waitForSteady
+        self.recognizeUnchanged = recognizeUnchanged
         self.scripts = scripts
         self.languageHints = languageHints
         self.mode = mode
@@ -144,8 +167,15 @@ public struct ServerLimits: Sendable, Hashable {
     public var pendingFramesPerSession: UInt32
     public var workers: UInt32
     public var replicasPerScript: UInt32
+    public var maxSessions: UInt32
+    public var frameDeadlineMillis: UInt32
 
-    public init(maxMessageBytes: UInt64, pendingFramesPerSession: UInt32, workers: UInt32, replicasPerScript: UInt32) {
+    public init(
+        maxMessageBytes: UInt64, pendingFramesPerSession: UInt32, workers: UInt32, replicasPerScript: UInt32,
+        maxSessions: UInt32 = 0, frameDeadlineMillis: UInt32 = 0
+    ) {
+        self.maxSessions = maxSessions
+        self.frameDeadlineMillis = frameDeadlineMillis
         self.maxMessageBytes = maxMessageBytes
         self.pendingFramesPerSession = pendingFramesPerSession
         self.workers = workers
@@ -160,17 +190,41 @@ public struct SessionStarted: Sendable, Hashable {
     public var protocolVersion: UInt32
     public var limits: ServerLimits
     public var availableScripts: [Script]
+    public var engines: [EngineInfo]
 
     public init(
         sessionID: String, serverVersion: String, protocolVersion: UInt32 = legibleProtocolVersion, limits: ServerLimits,
-        availableScripts: [Script]
+        availableScripts: [Script], engines: [EngineInfo] = []
     ) {
+        self.engines = engines
         self.sessionID = sessionID
         self.serverVersion = serverVersion
         self.protocolVersion = protocolVersion
         self.limits = limits
         self.availableScripts = availableScripts
     }
+}
+
+/// `legible.v1.EngineInfo`: the engines of one script in the server's pool.
+public struct EngineInfo: Sendable, Hashable {
+    public var script: Script
+    public var model: String
+    public var replicas: UInt32
+    public var loaded: UInt32
+    public init(script: Script, model: String, replicas: UInt32, loaded: UInt32) {
+        self.script = script
+        self.model = model
+        self.replicas = replicas
+        self.loaded = loaded
+    }
+}
+
+/// `legible.v1.SkipReason`: why a frame was answered without being read.
+public enum SkipReason: Int, Sendable, Hashable, CaseIterable {
+    /// It differs too little from the last recognized frame.
+    case unchanged = 1
+    /// The camera is moving (`wait_for_steady`).
+    case moving = 2
 }
 
 /// `legible.v1.FrameStatus`.
@@ -223,11 +277,23 @@ public struct FrameResult: Sendable, Hashable {
     public var quality: FrameQuality?
     public var error: WireError?
     public var orientation: AppliedOrientation?
+    public var skipReason: SkipReason?
+    /// Every line has held its text for the session's `stableAfter` results.
+    public var stable: Bool
+    /// Luma thumbnail difference from the last recognized frame, 0…255.
+    public var sceneDifference: Float
+    /// Luma thumbnail difference from the previous frame read, 0…255.
+    public var motion: Float
 
     public init(
         frameID: UInt64, status: FrameStatus, text: RecognizedText? = nil, timing: Timing? = nil, changes: Changes? = nil,
-        quality: FrameQuality? = nil, error: WireError? = nil, orientation: AppliedOrientation? = nil
+        quality: FrameQuality? = nil, error: WireError? = nil, orientation: AppliedOrientation? = nil,
+        skipReason: SkipReason? = nil, stable: Bool = false, sceneDifference: Float = 0, motion: Float = 0
     ) {
+        self.skipReason = skipReason
+        self.stable = stable
+        self.sceneDifference = sceneDifference
+        self.motion = motion
         self.quality = quality
         self.orientation = orientation
         self.frameID = frameID

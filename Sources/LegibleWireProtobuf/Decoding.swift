@@ -64,7 +64,20 @@ enum Decode {
             languageHints: strings(m.n_language_hints, m.language_hints), mode: mode, level: level,
             customWords: strings(m.n_custom_words, m.custom_words), regionOfInterest: m.region_of_interest.map(rect),
             maxCandidates: m.max_candidates, includeSymbols: m.include_symbols != 0,
-            autoOrientation: m.auto_orientation != 0)
+            autoOrientation: m.auto_orientation != 0,
+            languageCorrection: try languageCorrection(enumValue(m.language_correction.rawValue)),
+            minimumTextHeight: m.minimum_text_height, detectEntities: m.detect_entities != 0,
+            maxFrameAgeMillis: m.max_frame_age_ms, stableAfter: m.stable_after,
+            waitForSteady: m.wait_for_steady != 0, recognizeUnchanged: m.recognize_unchanged != 0)
+    }
+
+    static func languageCorrection(_ value: Int) throws(LegibleError) -> Bool? {
+        switch value {
+        case 0: return nil
+        case 1: return true
+        case 2: return false
+        default: throw LegibleError(.invalidArgument, "unknown RecognitionOptions.language_correction \(value)")
+        }
     }
 
     static func frame(_ m: Legible__V1__Frame) -> Frame {
@@ -108,11 +121,16 @@ enum Decode {
             limits: ServerLimits(
                 maxMessageBytes: limits?.max_message_bytes ?? 0,
                 pendingFramesPerSession: limits?.pending_frames_per_session ?? 0, workers: limits?.workers ?? 0,
-                replicasPerScript: limits?.replicas_per_script ?? 0),
+                replicasPerScript: limits?.replicas_per_script ?? 0, maxSessions: limits?.max_sessions ?? 0,
+                frameDeadlineMillis: limits?.frame_deadline_ms ?? 0),
             // The model lists known scripts only: one this client does not know is one it
             // cannot name in a request anyway, so it is left out.
             availableScripts: values(m.n_available_scripts, m.available_scripts) {
                 Script(rawValue: enumValue($0.rawValue))
+            }.compactMap { $0 },
+            engines: messages(m.n_engines, m.engines) { (e: Legible__V1__EngineInfo) -> EngineInfo? in
+                guard let script = Script(rawValue: enumValue(e.script.rawValue)) else { return nil }
+                return EngineInfo(script: script, model: string(e.model), replicas: e.replicas, loaded: e.loaded)
             }.compactMap { $0 })
     }
 
@@ -127,7 +145,9 @@ enum Decode {
             frameID: m.frame_id, status: status, text: m.text.map { text($0.pointee) },
             timing: m.timing.map { timing($0.pointee) }, changes: m.changes.map { changes($0.pointee) },
             quality: m.quality.map { quality($0.pointee) }, error: m.error.map { error($0.pointee) },
-            orientation: m.orientation.flatMap { appliedOrientation($0.pointee) })
+            orientation: m.orientation.flatMap { appliedOrientation($0.pointee) },
+            skipReason: SkipReason(rawValue: enumValue(m.skip_reason.rawValue)), stable: m.stable != 0,
+            sceneDifference: m.scene_difference, motion: m.motion)
     }
 
     /// Hints this build does not know are left out: a client cannot act on advice it cannot name.
@@ -175,7 +195,14 @@ enum Decode {
     static func text(_ m: Legible__V1__Text) -> RecognizedText {
         RecognizedText(
             text: string(m.text), blocks: messages(m.n_blocks, m.blocks, block),
-            imageWidth: Int(m.image_width), imageHeight: Int(m.image_height))
+            imageWidth: Int(m.image_width), imageHeight: Int(m.image_height),
+            entities: messages(m.n_entities, m.entities, entity).compactMap { $0 })
+    }
+
+    /// nil for a kind this build does not know.
+    static func entity(_ m: Legible__V1__Entity) -> Entity? {
+        guard let kind = EntityKind(rawValue: enumValue(m.kind.rawValue)) else { return nil }
+        return Entity(kind: kind, text: string(m.text), frames: messages(m.n_frames, m.frames) { Rect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
     }
 
     static func block(_ m: Legible__V1__TextBlock) -> TextBlock {
@@ -213,7 +240,8 @@ enum Decode {
     static func symbol(_ m: Legible__V1__TextSymbol) -> TextSymbol {
         TextSymbol(
             text: string(m.text), frame: frame(m.frame), confidence: m.confidence,
-            candidates: messages(m.n_candidates, m.candidates, candidate))
+            candidates: messages(m.n_candidates, m.candidates, candidate),
+            recognizedBreak: m.recognized_break.map { recognizedBreak($0.pointee) })
     }
 
     static func candidate(_ m: Legible__V1__Candidate) -> Candidate {

@@ -38,6 +38,14 @@ extension EncodeArena {
         m.pointee.max_candidates = options.maxCandidates
         m.pointee.include_symbols = protobufBool(options.includeSymbols)
         m.pointee.auto_orientation = protobufBool(options.autoOrientation)
+        m.pointee.language_correction = Legible__V1__LanguageCorrection(
+            rawValue: options.languageCorrection.map { $0 ? 1 : 2 } ?? 0)
+        m.pointee.minimum_text_height = options.minimumTextHeight
+        m.pointee.detect_entities = protobufBool(options.detectEntities)
+        m.pointee.max_frame_age_ms = options.maxFrameAgeMillis
+        m.pointee.stable_after = options.stableAfter
+        m.pointee.wait_for_steady = protobufBool(options.waitForSteady)
+        m.pointee.recognize_unchanged = protobufBool(options.recognizeUnchanged)
         return m
     }
 
@@ -83,9 +91,19 @@ extension EncodeArena {
         limits.pointee.pending_frames_per_session = started.limits.pendingFramesPerSession
         limits.pointee.workers = started.limits.workers
         limits.pointee.replicas_per_script = started.limits.replicasPerScript
+        limits.pointee.max_sessions = started.limits.maxSessions
+        limits.pointee.frame_deadline_ms = started.limits.frameDeadlineMillis
         m.pointee.limits = limits
         (m.pointee.n_available_scripts, m.pointee.available_scripts) = values(started.availableScripts) {
             Legible__V1__Script(rawValue: wireEnumValue($0.rawValue))
+        }
+        (m.pointee.n_engines, m.pointee.engines) = messages(started.engines) { engine in
+            let e = message(legible__v1__engine_info__init)
+            e.pointee.script = Legible__V1__Script(rawValue: wireEnumValue(engine.script.rawValue))
+            set(&e.pointee.model, engine.model)
+            e.pointee.replicas = engine.replicas
+            e.pointee.loaded = engine.loaded
+            return e
         }
         return m
     }
@@ -100,6 +118,10 @@ extension EncodeArena {
         m.pointee.quality = result.quality.map(quality)
         m.pointee.error = result.error.map(error)
         m.pointee.orientation = result.orientation.map(appliedOrientation)
+        m.pointee.skip_reason = Legible__V1__SkipReason(rawValue: wireEnumValue(result.skipReason?.rawValue ?? 0))
+        m.pointee.stable = protobufBool(result.stable)
+        m.pointee.scene_difference = result.sceneDifference
+        m.pointee.motion = result.motion
         return m
     }
 
@@ -175,6 +197,13 @@ extension EncodeArena {
         (m.pointee.n_blocks, m.pointee.blocks) = messages(text.blocks, block)
         m.pointee.image_width = UInt32(clamping: text.imageWidth)
         m.pointee.image_height = UInt32(clamping: text.imageHeight)
+        (m.pointee.n_entities, m.pointee.entities) = messages(text.entities) { entity in
+            let e = message(legible__v1__entity__init)
+            e.pointee.kind = Legible__V1__EntityKind(rawValue: wireEnumValue(entity.kind.rawValue))
+            set(&e.pointee.text, entity.text)
+            (e.pointee.n_frames, e.pointee.frames) = messages(entity.frames, rect)
+            return e
+        }
         return m
     }
 
@@ -235,6 +264,7 @@ extension EncodeArena {
         (m.pointee.n_corner_points, m.pointee.corner_points) = cornerPoints(symbol.frame)
         m.pointee.confidence = symbol.confidence
         (m.pointee.n_candidates, m.pointee.candidates) = messages(symbol.candidates, candidate)
+        m.pointee.recognized_break = symbol.recognizedBreak.map(recognizedBreak)
         return m
     }
 

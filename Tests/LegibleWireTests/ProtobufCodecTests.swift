@@ -293,7 +293,8 @@ enum Fixtures {
         scripts: [.known(.latin), .known(.japanese), .unknown(12)], languageHints: ["de", "ja", "zh-Hant"],
         mode: .document, level: .accurate, customWords: ["Größe", "東京", "SKU-1234"],
         regionOfInterest: Rect(x: -4, y: 8, width: 640, height: 360), maxCandidates: 3, includeSymbols: true,
-        autoOrientation: true)
+        autoOrientation: true, languageCorrection: false, minimumTextHeight: 0.125, detectEntities: true,
+        maxFrameAgeMillis: 250, stableAfter: 5, waitForSteady: true, recognizeUnchanged: true)
 
     static let clientMessages: [ClientMessage] = [
         .start(
@@ -315,8 +316,13 @@ enum Fixtures {
             SessionStarted(
                 sessionID: "s-42", serverVersion: "legibled 0.1.0", protocolVersion: 3,
                 limits: ServerLimits(
-                    maxMessageBytes: 16 << 20, pendingFramesPerSession: 1, workers: 2, replicasPerScript: 4),
-                availableScripts: [.latin, .chinese, .devanagari, .japanese, .korean])),
+                    maxMessageBytes: 16 << 20, pendingFramesPerSession: 1, workers: 2, replicasPerScript: 4,
+                    maxSessions: 1000, frameDeadlineMillis: 5000),
+                availableScripts: [.latin, .chinese, .devanagari, .japanese, .korean],
+                engines: [
+                    EngineInfo(script: .latin, model: "eng", replicas: 2, loaded: 1),
+                    EngineInfo(script: .chinese, model: "HanS", replicas: 1, loaded: 0),
+                ])),
         .result(
             FrameResult(
                 frameID: 99, status: .recognized, text: text,
@@ -328,7 +334,8 @@ enum Fixtures {
                     hints: [.textTooSmall, .tooDark, .lowContrast]),
                 error: WireError(code: 4, message: "late", frameID: 99, fatal: false),
                 orientation: AppliedOrientation(
-                    orientation: .leftMirrored, source: .osd, osdRotationDegrees: 270, osdConfidence: 5.5))),
+                    orientation: .leftMirrored, source: .osd, osdRotationDegrees: 270, osdConfidence: 5.5),
+                skipReason: .moving, stable: true, sceneDifference: 3.25, motion: 41.5)),
         .result(
             FrameResult(
                 frameID: 100, status: .failed,
@@ -345,7 +352,8 @@ enum Fixtures {
             TextSymbol(
                 text: String(character), frame: Rect(x: x + Int32(index) * 10, y: y, width: 9, height: 20),
                 confidence: 0.9 - Float(index) / 100,
-                candidates: [Candidate(text: String(character).uppercased(), confidence: 0.25)])
+                candidates: [Candidate(text: String(character).uppercased(), confidence: 0.25)],
+                recognizedBreak: index == text.count - 1 ? RecognizedBreak(kind: .space) : nil)
         }
     }
 
@@ -412,7 +420,11 @@ enum Fixtures {
                         trackID: UInt64.max, stableFrames: UInt32.max)
                 ]),
         ],
-        imageWidth: 1280, imageHeight: 720)
+        imageWidth: 1280, imageHeight: 720,
+        entities: [
+            Entity(kind: .phoneNumber, text: "+49 30 1234567", frames: [Rect(x: 1, y: 2, width: 3, height: 4), Rect(x: 5, y: 6, width: 7, height: 8)]),
+            Entity(kind: .paymentCard, text: "4111111111111111", frames: [Rect(x: 9, y: 9, width: 90, height: 20)]),
+        ])
 
     /// A camera-like result: `words` words, 10 to a line, 10 lines to a block, each word with
     /// its symbols, two candidates and a language.

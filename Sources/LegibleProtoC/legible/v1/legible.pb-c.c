@@ -457,6 +457,51 @@ void   legible__v1__session_started__free_unpacked
   assert(message->base.descriptor == &legible__v1__session_started__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   legible__v1__engine_info__init
+                     (Legible__V1__EngineInfo         *message)
+{
+  static const Legible__V1__EngineInfo init_value = LEGIBLE__V1__ENGINE_INFO__INIT;
+  *message = init_value;
+}
+size_t legible__v1__engine_info__get_packed_size
+                     (const Legible__V1__EngineInfo *message)
+{
+  assert(message->base.descriptor == &legible__v1__engine_info__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t legible__v1__engine_info__pack
+                     (const Legible__V1__EngineInfo *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &legible__v1__engine_info__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t legible__v1__engine_info__pack_to_buffer
+                     (const Legible__V1__EngineInfo *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &legible__v1__engine_info__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Legible__V1__EngineInfo *
+       legible__v1__engine_info__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Legible__V1__EngineInfo *)
+     protobuf_c_message_unpack (&legible__v1__engine_info__descriptor,
+                                allocator, len, data);
+}
+void   legible__v1__engine_info__free_unpacked
+                     (Legible__V1__EngineInfo *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &legible__v1__engine_info__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   legible__v1__server_limits__init
                      (Legible__V1__ServerLimits         *message)
 {
@@ -770,6 +815,51 @@ void   legible__v1__text__free_unpacked
   if(!message)
     return;
   assert(message->base.descriptor == &legible__v1__text__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   legible__v1__entity__init
+                     (Legible__V1__Entity         *message)
+{
+  static const Legible__V1__Entity init_value = LEGIBLE__V1__ENTITY__INIT;
+  *message = init_value;
+}
+size_t legible__v1__entity__get_packed_size
+                     (const Legible__V1__Entity *message)
+{
+  assert(message->base.descriptor == &legible__v1__entity__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t legible__v1__entity__pack
+                     (const Legible__V1__Entity *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &legible__v1__entity__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t legible__v1__entity__pack_to_buffer
+                     (const Legible__V1__Entity *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &legible__v1__entity__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Legible__V1__Entity *
+       legible__v1__entity__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Legible__V1__Entity *)
+     protobuf_c_message_unpack (&legible__v1__entity__descriptor,
+                                allocator, len, data);
+}
+void   legible__v1__entity__free_unpacked
+                     (Legible__V1__Entity *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &legible__v1__entity__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
 void   legible__v1__rect__init
@@ -1524,7 +1614,7 @@ const ProtobufCMessageDescriptor legible__v1__start_session__descriptor =
   (ProtobufCMessageInit) legible__v1__start_session__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor legible__v1__recognition_options__field_descriptors[9] =
+static const ProtobufCFieldDescriptor legible__v1__recognition_options__field_descriptors[16] =
 {
   {
     "scripts",
@@ -1634,22 +1724,113 @@ static const ProtobufCFieldDescriptor legible__v1__recognition_options__field_de
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "language_correction",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__RecognitionOptions, language_correction),
+    &legible__v1__language_correction__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "minimum_text_height",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__RecognitionOptions, minimum_text_height),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "detect_entities",
+    12,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__RecognitionOptions, detect_entities),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "max_frame_age_ms",
+    13,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__RecognitionOptions, max_frame_age_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "stable_after",
+    14,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__RecognitionOptions, stable_after),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "wait_for_steady",
+    15,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__RecognitionOptions, wait_for_steady),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "recognize_unchanged",
+    16,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__RecognitionOptions, recognize_unchanged),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned legible__v1__recognition_options__field_indices_by_name[] = {
   8,   /* field[8] = auto_orientation */
   4,   /* field[4] = custom_words */
+  11,   /* field[11] = detect_entities */
   7,   /* field[7] = include_symbols */
+  9,   /* field[9] = language_correction */
   1,   /* field[1] = language_hints */
   3,   /* field[3] = level */
   6,   /* field[6] = max_candidates */
+  12,   /* field[12] = max_frame_age_ms */
+  10,   /* field[10] = minimum_text_height */
   2,   /* field[2] = mode */
+  15,   /* field[15] = recognize_unchanged */
   5,   /* field[5] = region_of_interest */
   0,   /* field[0] = scripts */
+  13,   /* field[13] = stable_after */
+  14,   /* field[14] = wait_for_steady */
 };
 static const ProtobufCIntRange legible__v1__recognition_options__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 9 }
+  { 0, 16 }
 };
 const ProtobufCMessageDescriptor legible__v1__recognition_options__descriptor =
 {
@@ -1659,7 +1840,7 @@ const ProtobufCMessageDescriptor legible__v1__recognition_options__descriptor =
   "Legible__V1__RecognitionOptions",
   "legible.v1",
   sizeof(Legible__V1__RecognitionOptions),
-  9,
+  16,
   legible__v1__recognition_options__field_descriptors,
   legible__v1__recognition_options__field_indices_by_name,
   1,  legible__v1__recognition_options__number_ranges,
@@ -2030,7 +2211,7 @@ const ProtobufCMessageDescriptor legible__v1__server_message__descriptor =
   (ProtobufCMessageInit) legible__v1__server_message__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor legible__v1__session_started__field_descriptors[5] =
+static const ProtobufCFieldDescriptor legible__v1__session_started__field_descriptors[6] =
 {
   {
     "session_id",
@@ -2092,9 +2273,22 @@ static const ProtobufCFieldDescriptor legible__v1__session_started__field_descri
     0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "engines",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Legible__V1__SessionStarted, n_engines),
+    offsetof(Legible__V1__SessionStarted, engines),
+    &legible__v1__engine_info__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned legible__v1__session_started__field_indices_by_name[] = {
   4,   /* field[4] = available_scripts */
+  5,   /* field[5] = engines */
   3,   /* field[3] = limits */
   2,   /* field[2] = protocol_version */
   1,   /* field[1] = server_version */
@@ -2103,7 +2297,7 @@ static const unsigned legible__v1__session_started__field_indices_by_name[] = {
 static const ProtobufCIntRange legible__v1__session_started__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor legible__v1__session_started__descriptor =
 {
@@ -2113,14 +2307,91 @@ const ProtobufCMessageDescriptor legible__v1__session_started__descriptor =
   "Legible__V1__SessionStarted",
   "legible.v1",
   sizeof(Legible__V1__SessionStarted),
-  5,
+  6,
   legible__v1__session_started__field_descriptors,
   legible__v1__session_started__field_indices_by_name,
   1,  legible__v1__session_started__number_ranges,
   (ProtobufCMessageInit) legible__v1__session_started__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor legible__v1__server_limits__field_descriptors[4] =
+static const ProtobufCFieldDescriptor legible__v1__engine_info__field_descriptors[4] =
+{
+  {
+    "script",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__EngineInfo, script),
+    &legible__v1__script__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "model",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__EngineInfo, model),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "replicas",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__EngineInfo, replicas),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "loaded",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__EngineInfo, loaded),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned legible__v1__engine_info__field_indices_by_name[] = {
+  3,   /* field[3] = loaded */
+  1,   /* field[1] = model */
+  2,   /* field[2] = replicas */
+  0,   /* field[0] = script */
+};
+static const ProtobufCIntRange legible__v1__engine_info__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor legible__v1__engine_info__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "legible.v1.EngineInfo",
+  "EngineInfo",
+  "Legible__V1__EngineInfo",
+  "legible.v1",
+  sizeof(Legible__V1__EngineInfo),
+  4,
+  legible__v1__engine_info__field_descriptors,
+  legible__v1__engine_info__field_indices_by_name,
+  1,  legible__v1__engine_info__number_ranges,
+  (ProtobufCMessageInit) legible__v1__engine_info__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor legible__v1__server_limits__field_descriptors[6] =
 {
   {
     "max_message_bytes",
@@ -2170,9 +2441,35 @@ static const ProtobufCFieldDescriptor legible__v1__server_limits__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "max_sessions",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__ServerLimits, max_sessions),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "frame_deadline_ms",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__ServerLimits, frame_deadline_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned legible__v1__server_limits__field_indices_by_name[] = {
+  5,   /* field[5] = frame_deadline_ms */
   0,   /* field[0] = max_message_bytes */
+  4,   /* field[4] = max_sessions */
   1,   /* field[1] = pending_frames_per_session */
   3,   /* field[3] = replicas_per_script */
   2,   /* field[2] = workers */
@@ -2180,7 +2477,7 @@ static const unsigned legible__v1__server_limits__field_indices_by_name[] = {
 static const ProtobufCIntRange legible__v1__server_limits__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor legible__v1__server_limits__descriptor =
 {
@@ -2190,14 +2487,14 @@ const ProtobufCMessageDescriptor legible__v1__server_limits__descriptor =
   "Legible__V1__ServerLimits",
   "legible.v1",
   sizeof(Legible__V1__ServerLimits),
-  4,
+  6,
   legible__v1__server_limits__field_descriptors,
   legible__v1__server_limits__field_indices_by_name,
   1,  legible__v1__server_limits__number_ranges,
   (ProtobufCMessageInit) legible__v1__server_limits__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor legible__v1__frame_result__field_descriptors[8] =
+static const ProtobufCFieldDescriptor legible__v1__frame_result__field_descriptors[12] =
 {
   {
     "frame_id",
@@ -2295,13 +2592,65 @@ static const ProtobufCFieldDescriptor legible__v1__frame_result__field_descripto
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "skip_reason",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__FrameResult, skip_reason),
+    &legible__v1__skip_reason__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "stable",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__FrameResult, stable),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "scene_difference",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__FrameResult, scene_difference),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "motion",
+    12,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__FrameResult, motion),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned legible__v1__frame_result__field_indices_by_name[] = {
   4,   /* field[4] = changes */
   6,   /* field[6] = error */
   0,   /* field[0] = frame_id */
+  11,   /* field[11] = motion */
   7,   /* field[7] = orientation */
   5,   /* field[5] = quality */
+  10,   /* field[10] = scene_difference */
+  8,   /* field[8] = skip_reason */
+  9,   /* field[9] = stable */
   1,   /* field[1] = status */
   2,   /* field[2] = text */
   3,   /* field[3] = timing */
@@ -2309,7 +2658,7 @@ static const unsigned legible__v1__frame_result__field_indices_by_name[] = {
 static const ProtobufCIntRange legible__v1__frame_result__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor legible__v1__frame_result__descriptor =
 {
@@ -2319,7 +2668,7 @@ const ProtobufCMessageDescriptor legible__v1__frame_result__descriptor =
   "Legible__V1__FrameResult",
   "legible.v1",
   sizeof(Legible__V1__FrameResult),
-  8,
+  12,
   legible__v1__frame_result__field_descriptors,
   legible__v1__frame_result__field_indices_by_name,
   1,  legible__v1__frame_result__number_ranges,
@@ -2647,7 +2996,7 @@ const ProtobufCMessageDescriptor legible__v1__quality_hints__descriptor =
   (ProtobufCMessageInit) legible__v1__quality_hints__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor legible__v1__text__field_descriptors[4] =
+static const ProtobufCFieldDescriptor legible__v1__text__field_descriptors[5] =
 {
   {
     "text",
@@ -2697,9 +3046,22 @@ static const ProtobufCFieldDescriptor legible__v1__text__field_descriptors[4] =
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "entities",
+    5,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Legible__V1__Text, n_entities),
+    offsetof(Legible__V1__Text, entities),
+    &legible__v1__entity__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned legible__v1__text__field_indices_by_name[] = {
   1,   /* field[1] = blocks */
+  4,   /* field[4] = entities */
   3,   /* field[3] = image_height */
   2,   /* field[2] = image_width */
   0,   /* field[0] = text */
@@ -2707,7 +3069,7 @@ static const unsigned legible__v1__text__field_indices_by_name[] = {
 static const ProtobufCIntRange legible__v1__text__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor legible__v1__text__descriptor =
 {
@@ -2717,11 +3079,75 @@ const ProtobufCMessageDescriptor legible__v1__text__descriptor =
   "Legible__V1__Text",
   "legible.v1",
   sizeof(Legible__V1__Text),
-  4,
+  5,
   legible__v1__text__field_descriptors,
   legible__v1__text__field_indices_by_name,
   1,  legible__v1__text__number_ranges,
   (ProtobufCMessageInit) legible__v1__text__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor legible__v1__entity__field_descriptors[3] =
+{
+  {
+    "kind",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__Entity, kind),
+    &legible__v1__entity_kind__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "text",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__Entity, text),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "frames",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Legible__V1__Entity, n_frames),
+    offsetof(Legible__V1__Entity, frames),
+    &legible__v1__rect__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned legible__v1__entity__field_indices_by_name[] = {
+  2,   /* field[2] = frames */
+  0,   /* field[0] = kind */
+  1,   /* field[1] = text */
+};
+static const ProtobufCIntRange legible__v1__entity__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor legible__v1__entity__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "legible.v1.Entity",
+  "Entity",
+  "Legible__V1__Entity",
+  "legible.v1",
+  sizeof(Legible__V1__Entity),
+  3,
+  legible__v1__entity__field_descriptors,
+  legible__v1__entity__field_indices_by_name,
+  1,  legible__v1__entity__number_ranges,
+  (ProtobufCMessageInit) legible__v1__entity__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor legible__v1__rect__field_descriptors[4] =
@@ -3482,7 +3908,7 @@ const ProtobufCMessageDescriptor legible__v1__text_element__descriptor =
   (ProtobufCMessageInit) legible__v1__text_element__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor legible__v1__text_symbol__field_descriptors[5] =
+static const ProtobufCFieldDescriptor legible__v1__text_symbol__field_descriptors[6] =
 {
   {
     "text",
@@ -3544,18 +3970,31 @@ static const ProtobufCFieldDescriptor legible__v1__text_symbol__field_descriptor
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "recognized_break",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__TextSymbol, recognized_break),
+    &legible__v1__recognized_break__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned legible__v1__text_symbol__field_indices_by_name[] = {
   4,   /* field[4] = candidates */
   3,   /* field[3] = confidence */
   2,   /* field[2] = corner_points */
   1,   /* field[1] = frame */
+  5,   /* field[5] = recognized_break */
   0,   /* field[0] = text */
 };
 static const ProtobufCIntRange legible__v1__text_symbol__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor legible__v1__text_symbol__descriptor =
 {
@@ -3565,7 +4004,7 @@ const ProtobufCMessageDescriptor legible__v1__text_symbol__descriptor =
   "Legible__V1__TextSymbol",
   "legible.v1",
   sizeof(Legible__V1__TextSymbol),
-  5,
+  6,
   legible__v1__text_symbol__field_descriptors,
   legible__v1__text_symbol__field_indices_by_name,
   1,  legible__v1__text_symbol__number_ranges,
@@ -3873,6 +4312,36 @@ const ProtobufCEnumDescriptor legible__v1__level__descriptor =
   legible__v1__level__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
+static const ProtobufCEnumValue legible__v1__language_correction__enum_values_by_number[3] =
+{
+  { "LANGUAGE_CORRECTION_UNSPECIFIED", "LEGIBLE__V1__LANGUAGE_CORRECTION__LANGUAGE_CORRECTION_UNSPECIFIED", 0 },
+  { "LANGUAGE_CORRECTION_ON", "LEGIBLE__V1__LANGUAGE_CORRECTION__LANGUAGE_CORRECTION_ON", 1 },
+  { "LANGUAGE_CORRECTION_OFF", "LEGIBLE__V1__LANGUAGE_CORRECTION__LANGUAGE_CORRECTION_OFF", 2 },
+};
+static const ProtobufCIntRange legible__v1__language_correction__value_ranges[] = {
+{0, 0},{0, 3}
+};
+static const ProtobufCEnumValueIndex legible__v1__language_correction__enum_values_by_name[3] =
+{
+  { "LANGUAGE_CORRECTION_OFF", 2 },
+  { "LANGUAGE_CORRECTION_ON", 1 },
+  { "LANGUAGE_CORRECTION_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor legible__v1__language_correction__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "legible.v1.LanguageCorrection",
+  "LanguageCorrection",
+  "Legible__V1__LanguageCorrection",
+  "legible.v1",
+  3,
+  legible__v1__language_correction__enum_values_by_number,
+  3,
+  legible__v1__language_correction__enum_values_by_name,
+  1,
+  legible__v1__language_correction__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
 static const ProtobufCEnumValue legible__v1__encoding__enum_values_by_number[8] =
 {
   { "ENCODING_UNSPECIFIED", "LEGIBLE__V1__ENCODING__ENCODING_UNSPECIFIED", 0 },
@@ -3989,6 +4458,36 @@ const ProtobufCEnumDescriptor legible__v1__frame_status__descriptor =
   legible__v1__frame_status__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
+static const ProtobufCEnumValue legible__v1__skip_reason__enum_values_by_number[3] =
+{
+  { "SKIP_REASON_UNSPECIFIED", "LEGIBLE__V1__SKIP_REASON__SKIP_REASON_UNSPECIFIED", 0 },
+  { "SKIP_REASON_UNCHANGED", "LEGIBLE__V1__SKIP_REASON__SKIP_REASON_UNCHANGED", 1 },
+  { "SKIP_REASON_MOVING", "LEGIBLE__V1__SKIP_REASON__SKIP_REASON_MOVING", 2 },
+};
+static const ProtobufCIntRange legible__v1__skip_reason__value_ranges[] = {
+{0, 0},{0, 3}
+};
+static const ProtobufCEnumValueIndex legible__v1__skip_reason__enum_values_by_name[3] =
+{
+  { "SKIP_REASON_MOVING", 2 },
+  { "SKIP_REASON_UNCHANGED", 1 },
+  { "SKIP_REASON_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor legible__v1__skip_reason__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "legible.v1.SkipReason",
+  "SkipReason",
+  "Legible__V1__SkipReason",
+  "legible.v1",
+  3,
+  legible__v1__skip_reason__enum_values_by_number,
+  3,
+  legible__v1__skip_reason__enum_values_by_name,
+  1,
+  legible__v1__skip_reason__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
 static const ProtobufCEnumValue legible__v1__orientation_source__enum_values_by_number[5] =
 {
   { "ORIENTATION_SOURCE_UNSPECIFIED", "LEGIBLE__V1__ORIENTATION_SOURCE__ORIENTATION_SOURCE_UNSPECIFIED", 0 },
@@ -4055,6 +4554,42 @@ const ProtobufCEnumDescriptor legible__v1__quality_hint__descriptor =
   legible__v1__quality_hint__enum_values_by_name,
   1,
   legible__v1__quality_hint__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue legible__v1__entity_kind__enum_values_by_number[6] =
+{
+  { "ENTITY_KIND_UNSPECIFIED", "LEGIBLE__V1__ENTITY_KIND__ENTITY_KIND_UNSPECIFIED", 0 },
+  { "ENTITY_KIND_PHONE_NUMBER", "LEGIBLE__V1__ENTITY_KIND__ENTITY_KIND_PHONE_NUMBER", 1 },
+  { "ENTITY_KIND_EMAIL_ADDRESS", "LEGIBLE__V1__ENTITY_KIND__ENTITY_KIND_EMAIL_ADDRESS", 2 },
+  { "ENTITY_KIND_URL", "LEGIBLE__V1__ENTITY_KIND__ENTITY_KIND_URL", 3 },
+  { "ENTITY_KIND_DATE", "LEGIBLE__V1__ENTITY_KIND__ENTITY_KIND_DATE", 4 },
+  { "ENTITY_KIND_PAYMENT_CARD", "LEGIBLE__V1__ENTITY_KIND__ENTITY_KIND_PAYMENT_CARD", 5 },
+};
+static const ProtobufCIntRange legible__v1__entity_kind__value_ranges[] = {
+{0, 0},{0, 6}
+};
+static const ProtobufCEnumValueIndex legible__v1__entity_kind__enum_values_by_name[6] =
+{
+  { "ENTITY_KIND_DATE", 4 },
+  { "ENTITY_KIND_EMAIL_ADDRESS", 2 },
+  { "ENTITY_KIND_PAYMENT_CARD", 5 },
+  { "ENTITY_KIND_PHONE_NUMBER", 1 },
+  { "ENTITY_KIND_UNSPECIFIED", 0 },
+  { "ENTITY_KIND_URL", 3 },
+};
+const ProtobufCEnumDescriptor legible__v1__entity_kind__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "legible.v1.EntityKind",
+  "EntityKind",
+  "Legible__V1__EntityKind",
+  "legible.v1",
+  6,
+  legible__v1__entity_kind__enum_values_by_number,
+  6,
+  legible__v1__entity_kind__enum_values_by_name,
+  1,
+  legible__v1__entity_kind__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
 static const ProtobufCEnumValue legible__v1__break_type__enum_values_by_number[6] =

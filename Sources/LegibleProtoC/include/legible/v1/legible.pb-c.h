@@ -25,6 +25,7 @@ typedef struct Legible__V1__Ping Legible__V1__Ping;
 typedef struct Legible__V1__EndSession Legible__V1__EndSession;
 typedef struct Legible__V1__ServerMessage Legible__V1__ServerMessage;
 typedef struct Legible__V1__SessionStarted Legible__V1__SessionStarted;
+typedef struct Legible__V1__EngineInfo Legible__V1__EngineInfo;
 typedef struct Legible__V1__ServerLimits Legible__V1__ServerLimits;
 typedef struct Legible__V1__FrameResult Legible__V1__FrameResult;
 typedef struct Legible__V1__AppliedOrientation Legible__V1__AppliedOrientation;
@@ -32,6 +33,7 @@ typedef struct Legible__V1__Timing Legible__V1__Timing;
 typedef struct Legible__V1__Changes Legible__V1__Changes;
 typedef struct Legible__V1__QualityHints Legible__V1__QualityHints;
 typedef struct Legible__V1__Text Legible__V1__Text;
+typedef struct Legible__V1__Entity Legible__V1__Entity;
 typedef struct Legible__V1__Rect Legible__V1__Rect;
 typedef struct Legible__V1__Point Legible__V1__Point;
 typedef struct Legible__V1__RecognizedLanguage Legible__V1__RecognizedLanguage;
@@ -85,6 +87,15 @@ typedef enum _Legible__V1__Level {
   LEGIBLE__V1__LEVEL__LEVEL_ACCURATE = 2
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(LEGIBLE__V1__LEVEL)
 } Legible__V1__Level;
+typedef enum _Legible__V1__LanguageCorrection {
+  /*
+   * on
+   */
+  LEGIBLE__V1__LANGUAGE_CORRECTION__LANGUAGE_CORRECTION_UNSPECIFIED = 0,
+  LEGIBLE__V1__LANGUAGE_CORRECTION__LANGUAGE_CORRECTION_ON = 1,
+  LEGIBLE__V1__LANGUAGE_CORRECTION__LANGUAGE_CORRECTION_OFF = 2
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(LEGIBLE__V1__LANGUAGE_CORRECTION)
+} Legible__V1__LanguageCorrection;
 typedef enum _Legible__V1__Encoding {
   LEGIBLE__V1__ENCODING__ENCODING_UNSPECIFIED = 0,
   /*
@@ -149,9 +160,13 @@ typedef enum _Legible__V1__FrameStatus {
   LEGIBLE__V1__FRAME_STATUS__FRAME_STATUS_UNSPECIFIED = 0,
   LEGIBLE__V1__FRAME_STATUS__FRAME_STATUS_RECOGNIZED = 1,
   /*
-   * Replaced by a newer frame before an engine was free; never decoded.
+   * Replaced by a newer frame before an engine was free (or older than
+   * max_frame_age_ms when one was); never decoded.
    */
   LEGIBLE__V1__FRAME_STATUS__FRAME_STATUS_DROPPED = 2,
+  /*
+   * Not read, see FrameResult.skip_reason; carries the last recognized text.
+   */
   LEGIBLE__V1__FRAME_STATUS__FRAME_STATUS_SKIPPED = 3,
   /*
    * See FrameResult.error.
@@ -159,6 +174,18 @@ typedef enum _Legible__V1__FrameStatus {
   LEGIBLE__V1__FRAME_STATUS__FRAME_STATUS_FAILED = 4
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(LEGIBLE__V1__FRAME_STATUS)
 } Legible__V1__FrameStatus;
+typedef enum _Legible__V1__SkipReason {
+  LEGIBLE__V1__SKIP_REASON__SKIP_REASON_UNSPECIFIED = 0,
+  /*
+   * The frame differs too little from the last recognized one.
+   */
+  LEGIBLE__V1__SKIP_REASON__SKIP_REASON_UNCHANGED = 1,
+  /*
+   * The camera is moving (RecognitionOptions.wait_for_steady).
+   */
+  LEGIBLE__V1__SKIP_REASON__SKIP_REASON_MOVING = 2
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(LEGIBLE__V1__SKIP_REASON)
+} Legible__V1__SkipReason;
 /*
  * Where the orientation applied to a frame came from.
  */
@@ -207,6 +234,18 @@ typedef enum _Legible__V1__QualityHint {
   LEGIBLE__V1__QUALITY_HINT__QUALITY_HINT_LOW_CONTRAST = 4
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(LEGIBLE__V1__QUALITY_HINT)
 } Legible__V1__QualityHint;
+typedef enum _Legible__V1__EntityKind {
+  LEGIBLE__V1__ENTITY_KIND__ENTITY_KIND_UNSPECIFIED = 0,
+  LEGIBLE__V1__ENTITY_KIND__ENTITY_KIND_PHONE_NUMBER = 1,
+  LEGIBLE__V1__ENTITY_KIND__ENTITY_KIND_EMAIL_ADDRESS = 2,
+  LEGIBLE__V1__ENTITY_KIND__ENTITY_KIND_URL = 3,
+  LEGIBLE__V1__ENTITY_KIND__ENTITY_KIND_DATE = 4,
+  /*
+   * 12 to 19 digits passing the Luhn check.
+   */
+  LEGIBLE__V1__ENTITY_KIND__ENTITY_KIND_PAYMENT_CARD = 5
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(LEGIBLE__V1__ENTITY_KIND)
+} Legible__V1__EntityKind;
 typedef enum _Legible__V1__BreakType {
   LEGIBLE__V1__BREAK_TYPE__BREAK_TYPE_UNKNOWN = 0,
   LEGIBLE__V1__BREAK_TYPE__BREAK_TYPE_SPACE = 1,
@@ -307,10 +346,45 @@ struct  Legible__V1__RecognitionOptions
    * clients that cannot know which way up the camera is. Costs an OSD pass.
    */
   protobuf_c_boolean auto_orientation;
+  /*
+   * Tesseract's dictionary (Vision's usesLanguageCorrection); unspecified is on.
+   */
+  Legible__V1__LanguageCorrection language_correction;
+  /*
+   * Lines lower than this fraction of the upright image's height are left out
+   * (Vision's minimumTextHeight), 0...1; 0 keeps every line.
+   */
+  float minimum_text_height;
+  /*
+   * Find phone numbers, e-mail addresses, URLs, dates and payment-card numbers
+   * in the recognized text (Text.entities).
+   */
+  protobuf_c_boolean detect_entities;
+  /*
+   * A pending frame older than this when an engine frees up is DROPPED; 0 is
+   * no limit. Measured from the frame's arrival at the server.
+   */
+  uint32_t max_frame_age_ms;
+  /*
+   * FrameResult.stable is set once every line has held its text for this many
+   * consecutive results; 0 means 3.
+   */
+  uint32_t stable_after;
+  /*
+   * While consecutive frames differ a lot (the camera is moving), answer them
+   * SKIPPED (SKIP_REASON_MOVING) instead of reading them, until it settles.
+   */
+  protobuf_c_boolean wait_for_steady;
+  /*
+   * Read every frame. By default a frame whose luma differs from the last
+   * recognized frame's by less than the server's threshold is SKIPPED
+   * (SKIP_REASON_UNCHANGED) and carries that frame's text.
+   */
+  protobuf_c_boolean recognize_unchanged;
 };
 #define LEGIBLE__V1__RECOGNITION_OPTIONS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&legible__v1__recognition_options__descriptor) \
-    , 0,NULL, 0,NULL, LEGIBLE__V1__MODE__MODE_UNSPECIFIED, LEGIBLE__V1__LEVEL__LEVEL_UNSPECIFIED, 0,NULL, NULL, 0, 0, 0 }
+    , 0,NULL, 0,NULL, LEGIBLE__V1__MODE__MODE_UNSPECIFIED, LEGIBLE__V1__LEVEL__LEVEL_UNSPECIFIED, 0,NULL, NULL, 0, 0, 0, LEGIBLE__V1__LANGUAGE_CORRECTION__LANGUAGE_CORRECTION_UNSPECIFIED, 0, 0, 0, 0, 0, 0 }
 
 
 /*
@@ -435,10 +509,42 @@ struct  Legible__V1__SessionStarted
    */
   size_t n_available_scripts;
   Legible__V1__Script *available_scripts;
+  /*
+   * The server's engine pool, one entry per script it can serve.
+   */
+  size_t n_engines;
+  Legible__V1__EngineInfo **engines;
 };
 #define LEGIBLE__V1__SESSION_STARTED__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&legible__v1__session_started__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, NULL, 0,NULL }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, NULL, 0,NULL, 0,NULL }
+
+
+/*
+ * The engines of one script. Engines belong to the server and are shared by
+ * every session; a model is loaded when a session first needs it and unloaded
+ * when idle.
+ */
+struct  Legible__V1__EngineInfo
+{
+  ProtobufCMessage base;
+  Legible__V1__Script script;
+  /*
+   * The Tesseract model read for this script, e.g. "eng" or "HanS".
+   */
+  char *model;
+  /*
+   * Engines this script may use at once (--replicas-per-script).
+   */
+  uint32_t replicas;
+  /*
+   * Engines of this script loaded now (those with custom words included).
+   */
+  uint32_t loaded;
+};
+#define LEGIBLE__V1__ENGINE_INFO__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&legible__v1__engine_info__descriptor) \
+    , LEGIBLE__V1__SCRIPT__SCRIPT_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 struct  Legible__V1__ServerLimits
@@ -454,10 +560,18 @@ struct  Legible__V1__ServerLimits
    */
   uint32_t workers;
   uint32_t replicas_per_script;
+  /*
+   * StartSession past this many sessions is answered UNAVAILABLE.
+   */
+  uint32_t max_sessions;
+  /*
+   * A recognition running longer fails with DEADLINE_EXCEEDED; 0 is no limit.
+   */
+  uint32_t frame_deadline_ms;
 };
 #define LEGIBLE__V1__SERVER_LIMITS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&legible__v1__server_limits__descriptor) \
-    , 0, 0, 0, 0 }
+    , 0, 0, 0, 0, 0, 0 }
 
 
 struct  Legible__V1__FrameResult
@@ -477,10 +591,28 @@ struct  Legible__V1__FrameResult
    * How the stored pixels were turned upright (set when recognized).
    */
   Legible__V1__AppliedOrientation *orientation;
+  /*
+   * Set when status is FRAME_STATUS_SKIPPED.
+   */
+  Legible__V1__SkipReason skip_reason;
+  /*
+   * Every line has held its text for RecognitionOptions.stable_after results.
+   */
+  protobuf_c_boolean stable;
+  /*
+   * Mean absolute difference (0...255) of this frame's 32x18 luma thumbnail
+   * from the last recognized frame's: small means the scene did not change.
+   */
+  float scene_difference;
+  /*
+   * The same measure against the previous frame read: large means the camera
+   * is moving.
+   */
+  float motion;
 };
 #define LEGIBLE__V1__FRAME_RESULT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&legible__v1__frame_result__descriptor) \
-    , 0, LEGIBLE__V1__FRAME_STATUS__FRAME_STATUS_UNSPECIFIED, NULL, NULL, NULL, NULL, NULL, NULL }
+    , 0, LEGIBLE__V1__FRAME_STATUS__FRAME_STATUS_UNSPECIFIED, NULL, NULL, NULL, NULL, NULL, NULL, LEGIBLE__V1__SKIP_REASON__SKIP_REASON_UNSPECIFIED, 0, 0, 0 }
 
 
 /*
@@ -603,10 +735,37 @@ struct  Legible__V1__Text
    */
   uint32_t image_width;
   uint32_t image_height;
+  /*
+   * RecognitionOptions.detect_entities: what was found in the lines' text.
+   */
+  size_t n_entities;
+  Legible__V1__Entity **entities;
 };
 #define LEGIBLE__V1__TEXT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&legible__v1__text__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, 0, 0 }
+    , (char *)protobuf_c_empty_string, 0,NULL, 0, 0, 0,NULL }
+
+
+/*
+ * A phone number, address, URL, date or card number found within one line.
+ */
+struct  Legible__V1__Entity
+{
+  ProtobufCMessage base;
+  Legible__V1__EntityKind kind;
+  /*
+   * As recognized (the elements' text joined by single spaces, cut to the match).
+   */
+  char *text;
+  /*
+   * The frames of the elements it spans, in reading order.
+   */
+  size_t n_frames;
+  Legible__V1__Rect **frames;
+};
+#define LEGIBLE__V1__ENTITY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&legible__v1__entity__descriptor) \
+    , LEGIBLE__V1__ENTITY_KIND__ENTITY_KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, 0,NULL }
 
 
 struct  Legible__V1__Rect
@@ -764,10 +923,14 @@ struct  Legible__V1__TextSymbol
   float confidence;
   size_t n_candidates;
   Legible__V1__Candidate **candidates;
+  /*
+   * MODE_DOCUMENT: the break after the last symbol of a word.
+   */
+  Legible__V1__RecognizedBreak *recognized_break;
 };
 #define LEGIBLE__V1__TEXT_SYMBOL__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&legible__v1__text_symbol__descriptor) \
-    , (char *)protobuf_c_empty_string, NULL, 0,NULL, 0, 0,NULL }
+    , (char *)protobuf_c_empty_string, NULL, 0,NULL, 0, 0,NULL, NULL }
 
 
 struct  Legible__V1__Error
@@ -1008,6 +1171,25 @@ Legible__V1__SessionStarted *
 void   legible__v1__session_started__free_unpacked
                      (Legible__V1__SessionStarted *message,
                       ProtobufCAllocator *allocator);
+/* Legible__V1__EngineInfo methods */
+void   legible__v1__engine_info__init
+                     (Legible__V1__EngineInfo         *message);
+size_t legible__v1__engine_info__get_packed_size
+                     (const Legible__V1__EngineInfo   *message);
+size_t legible__v1__engine_info__pack
+                     (const Legible__V1__EngineInfo   *message,
+                      uint8_t             *out);
+size_t legible__v1__engine_info__pack_to_buffer
+                     (const Legible__V1__EngineInfo   *message,
+                      ProtobufCBuffer     *buffer);
+Legible__V1__EngineInfo *
+       legible__v1__engine_info__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   legible__v1__engine_info__free_unpacked
+                     (Legible__V1__EngineInfo *message,
+                      ProtobufCAllocator *allocator);
 /* Legible__V1__ServerLimits methods */
 void   legible__v1__server_limits__init
                      (Legible__V1__ServerLimits         *message);
@@ -1140,6 +1322,25 @@ Legible__V1__Text *
                       const uint8_t       *data);
 void   legible__v1__text__free_unpacked
                      (Legible__V1__Text *message,
+                      ProtobufCAllocator *allocator);
+/* Legible__V1__Entity methods */
+void   legible__v1__entity__init
+                     (Legible__V1__Entity         *message);
+size_t legible__v1__entity__get_packed_size
+                     (const Legible__V1__Entity   *message);
+size_t legible__v1__entity__pack
+                     (const Legible__V1__Entity   *message,
+                      uint8_t             *out);
+size_t legible__v1__entity__pack_to_buffer
+                     (const Legible__V1__Entity   *message,
+                      ProtobufCBuffer     *buffer);
+Legible__V1__Entity *
+       legible__v1__entity__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   legible__v1__entity__free_unpacked
+                     (Legible__V1__Entity *message,
                       ProtobufCAllocator *allocator);
 /* Legible__V1__Rect methods */
 void   legible__v1__rect__init
@@ -1420,6 +1621,9 @@ typedef void (*Legible__V1__ServerMessage_Closure)
 typedef void (*Legible__V1__SessionStarted_Closure)
                  (const Legible__V1__SessionStarted *message,
                   void *closure_data);
+typedef void (*Legible__V1__EngineInfo_Closure)
+                 (const Legible__V1__EngineInfo *message,
+                  void *closure_data);
 typedef void (*Legible__V1__ServerLimits_Closure)
                  (const Legible__V1__ServerLimits *message,
                   void *closure_data);
@@ -1440,6 +1644,9 @@ typedef void (*Legible__V1__QualityHints_Closure)
                   void *closure_data);
 typedef void (*Legible__V1__Text_Closure)
                  (const Legible__V1__Text *message,
+                  void *closure_data);
+typedef void (*Legible__V1__Entity_Closure)
+                 (const Legible__V1__Entity *message,
                   void *closure_data);
 typedef void (*Legible__V1__Rect_Closure)
                  (const Legible__V1__Rect *message,
@@ -1489,11 +1696,14 @@ typedef void (*Legible__V1__SessionSummary_Closure)
 extern const ProtobufCEnumDescriptor    legible__v1__script__descriptor;
 extern const ProtobufCEnumDescriptor    legible__v1__mode__descriptor;
 extern const ProtobufCEnumDescriptor    legible__v1__level__descriptor;
+extern const ProtobufCEnumDescriptor    legible__v1__language_correction__descriptor;
 extern const ProtobufCEnumDescriptor    legible__v1__encoding__descriptor;
 extern const ProtobufCEnumDescriptor    legible__v1__orientation__descriptor;
 extern const ProtobufCEnumDescriptor    legible__v1__frame_status__descriptor;
+extern const ProtobufCEnumDescriptor    legible__v1__skip_reason__descriptor;
 extern const ProtobufCEnumDescriptor    legible__v1__orientation_source__descriptor;
 extern const ProtobufCEnumDescriptor    legible__v1__quality_hint__descriptor;
+extern const ProtobufCEnumDescriptor    legible__v1__entity_kind__descriptor;
 extern const ProtobufCEnumDescriptor    legible__v1__break_type__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__client_message__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__start_session__descriptor;
@@ -1505,6 +1715,7 @@ extern const ProtobufCMessageDescriptor legible__v1__ping__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__end_session__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__server_message__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__session_started__descriptor;
+extern const ProtobufCMessageDescriptor legible__v1__engine_info__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__server_limits__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__frame_result__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__applied_orientation__descriptor;
@@ -1512,6 +1723,7 @@ extern const ProtobufCMessageDescriptor legible__v1__timing__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__changes__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__quality_hints__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__text__descriptor;
+extern const ProtobufCMessageDescriptor legible__v1__entity__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__rect__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__point__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__recognized_language__descriptor;
