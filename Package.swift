@@ -41,6 +41,7 @@ let package = Package(
         .target(name: "LegibleCommandLine", swiftSettings: strict),
         .target(name: "LegibleSockets", dependencies: ["LegibleCore", "LegibleWire", "CLinux"], swiftSettings: strict),
         .target(name: "LegibleSessions", dependencies: ["LegibleCore", "LegibleWire"], swiftSettings: strict),
+        .target(name: "LegibleEntities", dependencies: ["LegibleCore"], swiftSettings: strict),
 
         // C interop.
         .target(
@@ -81,6 +82,7 @@ let package = Package(
         .testTarget(name: "LegibleCoreTests", dependencies: ["LegibleCore"], swiftSettings: strict),
         .testTarget(name: "LegibleWireTests", dependencies: ["LegibleWire", "LegibleWireProtobuf"], swiftSettings: strict),
         .testTarget(name: "LegibleCommandLineTests", dependencies: ["LegibleCommandLine"], swiftSettings: strict),
+        .testTarget(name: "LegibleEntitiesTests", dependencies: ["LegibleEntities", "LegibleCore"], swiftSettings: strict),
         .testTarget(
             name: "LegibleSessionsTests", dependencies: ["LegibleSessions", "LegibleWire", "LegibleCore"],
             swiftSettings: strict),
