@@ -109,10 +109,20 @@ extension LineScanner {
         }
     }
 
-    /// The end of the URL characters (RFC 3986's unreserved, reserved and `%`) from `offset`.
+    /// The end of the URL characters from `offset`: RFC 3986's unreserved, reserved and `%`, and
+    /// letters and digits of any script (a path as printed, "example.com/über", not as encoded).
     private func urlCharactersEnd(from offset: Int) -> Int {
         var end = offset
-        while end < bytes.count && isURLByte(bytes[end]) { end += 1 }
+        while end < bytes.count {
+            if isURLByte(bytes[end]) {
+                end += 1
+            } else if bytes[end] >= 0xC0 && isWordScalar(at: end) {
+                end += 1
+                while end < bytes.count && bytes[end] & 0xC0 == 0x80 { end += 1 }
+            } else {
+                break
+            }
+        }
         return end
     }
 

@@ -32,9 +32,11 @@ extension LineScanner {
             guard byte(second.end) == separator, isDigit(byte(second.end + 1)) else { return nil }
             let third = number(at: second.end + 1)
             guard isNumericDate(first, second, third, separator: separator) else { return nil }
-            // Not "1.2.2024.5" or "05.03.2024,5": the number goes on.
+            // Not "1.2.2024.5" or "05.03.2024,5": the number goes on. An ISO date may be followed
+            // by its time ("2024-03-05T10:00"); the date is still only the date.
             let end = third.end
-            guard !isWordAt(end), !(byte(end) == separator && isDigit(byte(end + 1))) else { return nil }
+            let isoTime = first.count == 4 && byte(end) == UInt8(ascii: "T") && isDigit(byte(end + 1))
+            guard !isWordAt(end) || isoTime, !(byte(end) == separator && isDigit(byte(end + 1))) else { return nil }
             guard !((byte(end) == Byte.dot || byte(end) == Byte.comma) && isDigit(byte(end + 1))) else { return nil }
             return end
         }

@@ -51,6 +51,7 @@ struct LineScanner {
         var hasDigit = false
         var hasAt = false
         var hasDot = false
+        var hasColon = false
         for byte in bytes {
             if isDigit(byte) {
                 hasDigit = true
@@ -58,6 +59,8 @@ struct LineScanner {
                 hasAt = true
             } else if byte == Byte.dot {
                 hasDot = true
+            } else if byte == Byte.colon {
+                hasColon = true
             }
         }
         // Dates go first: the number scanner stops at them, so "05.03.2024 030 1234567" keeps
@@ -67,7 +70,7 @@ struct LineScanner {
             scanNumbers()
         }
         if hasAt && hasDot { scanEmails() }
-        if hasDot { scanURLs() }
+        if hasDot || hasColon { scanURLs() }
         guard !matches.isEmpty else { return }
         resolveOverlaps()
         for match in accepted where kinds.contains(match.kind) {
@@ -181,7 +184,7 @@ extension LineScanner {
     }
 
     /// Decodes the UTF-8 sequence at `lead`; letters and digits of any script are word characters.
-    private func isWordScalar(at lead: Int) -> Bool {
+    func isWordScalar(at lead: Int) -> Bool {
         let first = bytes[lead]
         var value: UInt32
         var count: Int

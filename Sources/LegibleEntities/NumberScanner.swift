@@ -105,6 +105,8 @@ extension LineScanner {
 
     /// What the run `groups`/`separators` describe is, if anything.
     ///
+    /// Neither, whatever its shape, right after an IBAN's "CC99 ".
+    ///
     /// Card: no `+`, parentheses or dots; one kind of separator; 12–19 digits grouped as cards
     /// are printed (ungrouped, fours with a shorter last group, or Amex/Diners 4-6-5 and 4-6-4);
     /// a first digit of 2–6 (the payment industries: Visa, Mastercard, Amex, Discover, JCB,
@@ -112,16 +114,17 @@ extension LineScanner {
     /// check is a misread or made-up card number, so it is nothing, not a phone number; and no
     /// phone number has more than 15 digits (E.164), so neither is any longer run.
     ///
-    /// Phone: 7–15 digits. With `+` anything goes. Without it the run must have a separator or
-    /// parentheses (a bare digit string is an order, invoice or tracking number far more often),
-    /// and without parentheses it must not read as something else:
+    /// Phone: 7–15 digits; dots only alone (not mixed with spaces, so a row of prices
+    /// "12.50 14.99 9.99" is not a number). With `+` that is all. Without it the run must have a
+    /// separator or parentheses (a bare digit string is an order, invoice or tracking number far
+    /// more often), must not be an ISBN, and with dots must have groups of two digits or more
+    /// and not be an IPv4 address. Without parentheses either, it must not read as something else:
+    /// - no one-digit group but the first ("1-800-…") or the last ("030 12345-0", a switchboard);
     /// - two groups only when the first starts with a trunk 0 ("030 1234567") or it is 3+4
     ///   ("555-1234"), so ranges and years ("1200-1450", "2023-2024") stay out;
     /// - not a date shape (4-2-2, 2-2-4 with one of `-./`): "2024-13-45" is a typo, not a phone;
     /// - not thousands grouping ("1 234 567", "1.234.567": first group 1–3 digits not starting
-    ///   with 0, then threes);
-    /// - dots only alone (not mixed with spaces, so a row of prices "12.50 14.99 9.99" is not a
-    ///   number), in groups of at least two digits, and not an IPv4 address (versions, IPs).
+    ///   with 0, then threes).
     private func classifyRun(from start: Int, to end: Int) -> EntityKind? {
         let plus = bytes[start] == Byte.plus || byte(start + 1) == Byte.plus
         var digits = 0
@@ -136,6 +139,8 @@ extension LineScanner {
                 parentheses = true
             }
         }
+        // "DE89 3704 0044 0532 0130 00": the rest of an IBAN, grouped like a card.
+        if followsIBANCountryCode(start) { return nil }
         var spaces = false
         var dashes = false
         var dots = false
@@ -159,6 +164,7 @@ extension LineScanner {
         guard (7...15).contains(digits) else { return nil }
         if dots && dotsMixed { return nil }
         if plus { return .phoneNumber }
+        if !parentheses && !dots && isISBN(from: start, to: end, digits: digits) { return nil }
         guard groups.count >= 2 else { return nil }
         if dots {
             guard groups.allSatisfy({ $0 >= 2 }), !(groups.count == 4 && groups.allSatisfy { $0 <= 3 }) else {
@@ -168,6 +174,7 @@ extension LineScanner {
         if parentheses { return .phoneNumber }
         let zero = UInt8(ascii: "0")
         if groups.count == 2 && firstDigit != zero && groups != [3, 4] { return nil }
+        if groups.dropFirst().dropLast().contains(1) { return nil }
         if groups.count == 3 && separators[1] == separators[2] && separators[1] != Byte.space
             && ((groups[0] == 4 && groups[1] <= 2 && groups[2] <= 2)
                 || (groups[0] <= 2 && groups[1] <= 2 && groups[2] == 4))
@@ -178,6 +185,33 @@ extension LineScanner {
             return nil
         }
         return .phoneNumber
+    }
+
+    /// Whether the run is a hyphenated or spaced ISBN ("978-3-16-148410-0", "0-306-40615-2"):
+    /// 10 digits in four groups or 13 in five starting 978/979, with a valid check digit. Every
+    /// book's back cover has one, and they are shaped like phone numbers.
+    private func isISBN(from start: Int, to end: Int, digits: Int) -> Bool {
+        guard (groups.count == 4 && digits == 10) || (groups.count == 5 && digits == 13) else { return false }
+        var sum = 0
+        var position = 0
+        var prefix = 0
+        for offset in start..<end where isDigit(bytes[offset]) {
+            let digit = Int(bytes[offset] &- 48)
+            if digits == 10 {
+                sum += (10 - position) * digit
+            } else {
+                sum += (position % 2 == 0 ? 1 : 3) * digit
+                if position < 3 { prefix = prefix * 10 + digit }
+            }
+            position += 1
+        }
+        return digits == 10 ? sum % 11 == 0 : (prefix == 978 || prefix == 979) && sum % 10 == 0
+    }
+
+    /// Whether the run follows "CC99 " (two capitals, two digits, a space), an IBAN's start.
+    private func followsIBANCountryCode(_ start: Int) -> Bool {
+        start >= 5 && bytes[start - 1] == Byte.space && isUpper(bytes[start - 5]) && isUpper(bytes[start - 4])
+            && isDigit(bytes[start - 3]) && isDigit(bytes[start - 2]) && !isWordBefore(start - 5)
     }
 
     /// Whether `groups` is grouped the way card numbers are printed.

@@ -59,6 +59,8 @@ struct EntityKindTests {
         ("(see shop.example.de/help)", "shop.example.de/help"),
         ("Wiki https://en.wikipedia.org/wiki/Foo_(bar).", "https://en.wikipedia.org/wiki/Foo_(bar)"),
         ("HTTP://EXAMPLE.COM:8080/x", "HTTP://EXAMPLE.COM:8080/x"),
+        ("Dev server http://localhost:8080/x", "http://localhost:8080/x"),
+        ("Menü: example.de/über»", "example.de/über"),
     ])
     func urls(_ text: String, _ url: String) {
         #expect(summary(text) == ["url: \(url)"])
@@ -74,6 +76,10 @@ struct EntityKindTests {
     ])
     func dates(_ date: String) {
         #expect(summary("Due \(date) latest") == ["date: \(date)"])
+    }
+
+    @Test func isoDateFollowedByItsTime() {
+        #expect(summary("Start 2024-03-05T10:00") == ["date: 2024-03-05"])
     }
 
     @Test func dateSpansItsThreeElements() {
@@ -120,8 +126,13 @@ struct FalsePositiveTests {
         "See report.pdf, e.g. the summary.",
         "Tracking 00340434161094042557",
         "Item 123456789012",
-        "we march on, you may 3",
+        "we march on, day 3 may be late",
         "Price: 1,299.99 or 12,345,678.90",
+        "ISBN 978-3-16-148410-0",
+        "ISBN 0-306-40615-2",
+        "ISBN 978 3 16 148410 0",
+        // Luhn-valid and grouped like a card, but the rest of an IBAN.
+        "IBAN DE89 3704 0044 0532 0130 01",
     ])
     func ordinaryCameraText(_ text: String) {
         #expect(found(text) == [])
@@ -142,6 +153,8 @@ struct EntityBehaviourTests {
     @Test func phoneNumberNextToADateSurvives() {
         #expect(summary("Call 030 1234567 on 05.03.2024") == ["phone_number: 030 1234567", "date: 05.03.2024"])
         #expect(summary("05.03.2024 030 1234567") == ["date: 05.03.2024", "phone_number: 030 1234567"])
+        // Read on into the date, the run would be one 18-digit number that is neither.
+        #expect(summary("030 1234567 05.03.2024") == ["phone_number: 030 1234567", "date: 05.03.2024"])
     }
 
     @Test func severalKindsOnOneLineInReadingOrder() {
