@@ -128,25 +128,27 @@ extension LineScanner {
 
     /// `end` moved back over trailing punctuation and closing parentheses the URL did not open.
     private func trimmedURLEnd(start: Int, end: Int) -> Int {
+        // Opened minus closed parentheses; below zero, a trailing ")" closes something outside.
+        var depth = 0
+        for byte in bytes[start..<end] {
+            if byte == Byte.openParen {
+                depth += 1
+            } else if byte == Byte.closeParen {
+                depth -= 1
+            }
+        }
         var end = end
         while end > start {
             switch bytes[end - 1] {
             case Byte.dot, Byte.comma, UInt8(ascii: ";"), Byte.colon, UInt8(ascii: "!"), UInt8(ascii: "?"),
                 UInt8(ascii: "'"):
                 end -= 1
-                continue
-            case Byte.closeParen:
-                var depth = 0
-                for byte in bytes[start..<end] {
-                    if byte == Byte.openParen { depth += 1 } else if byte == Byte.closeParen { depth -= 1 }
-                }
-                if depth < 0 {
-                    end -= 1
-                    continue
-                }
-            default: break
+            case Byte.closeParen where depth < 0:
+                end -= 1
+                depth += 1
+            default:
+                return end
             }
-            break
         }
         return end
     }
