@@ -12,7 +12,7 @@ deps: ## Install the Debian and PyPI packages that are missing.
 	  echo "installing: $$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
-	@python3 -c 'import google.protobuf, PIL, pytest, numpy' 2>/dev/null || pip install -q -r clients/python/requirements.txt
+	@python3 -c 'import google.protobuf, PIL, pytest, numpy, cv2' 2>/dev/null || pip install -q -r clients/python/requirements.txt
 
 build: deps
 	swift build
