@@ -59,7 +59,7 @@ let package = Package(
             name: "LegibleServer",
             dependencies: [
                 "LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSessions", "LegibleImaging",
-                "LegibleTesseract", "LegibleSockets", "CLinux",
+                "LegibleTesseract", "LegibleEntities", "LegibleSockets", "CLinux",
             ],
             swiftSettings: strict),
         .target(
@@ -78,13 +78,16 @@ let package = Package(
             dependencies: ["LegibleImaging", "LegibleTesseract", "LegibleCommandLine", "LegibleCore", "CLeptonica"],
             path: "bench/legible-floor", swiftSettings: strict),
 
+        // Fakes for tests: manual clock, simulated engine pool.
+        .target(name: "LegibleTesting", dependencies: ["LegibleCore", "LegibleSessions"], swiftSettings: strict),
+
         // Tests.
         .testTarget(name: "LegibleCoreTests", dependencies: ["LegibleCore"], swiftSettings: strict),
         .testTarget(name: "LegibleWireTests", dependencies: ["LegibleWire", "LegibleWireProtobuf"], swiftSettings: strict),
         .testTarget(name: "LegibleCommandLineTests", dependencies: ["LegibleCommandLine"], swiftSettings: strict),
         .testTarget(name: "LegibleEntitiesTests", dependencies: ["LegibleEntities", "LegibleCore"], swiftSettings: strict),
         .testTarget(
-            name: "LegibleSessionsTests", dependencies: ["LegibleSessions", "LegibleWire", "LegibleCore"],
+            name: "LegibleSessionsTests", dependencies: ["LegibleSessions", "LegibleWire", "LegibleCore", "LegibleTesting"],
             swiftSettings: strict),
         .testTarget(
             name: "LegibleImagingTests", dependencies: ["LegibleImaging", "LegibleCore"],

@@ -38,6 +38,17 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont, ImageOps
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+NOTO_CJK = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+NOTO_DEVANAGARI = "/usr/share/fonts/truetype/noto/NotoSansDevanagari-Regular.ttf"
+# (font file, face index in a .ttc) per script: DejaVu for Latin (Debian's fonts-dejavu-core),
+# Noto for the others (fonts-noto-cjk, fonts-noto-core).
+SCRIPT_FONTS = {
+    "latin": (FONT, 0),
+    "chinese": (NOTO_CJK, 2),      # Noto Sans CJK SC
+    "japanese": (NOTO_CJK, 0),     # Noto Sans CJK JP
+    "korean": (NOTO_CJK, 1),       # Noto Sans CJK KR
+    "devanagari": (NOTO_DEVANAGARI, 0),
+}
 SEED = 20250101
 
 # Encoding numbers as in legible.proto (so this file does not need the generated protobuf code).
@@ -68,6 +79,48 @@ SHORT_LINES = [
     ("Keep frozen below", 38),
     ("Weight 42 kg net", 34),
 ]
+# Camera scenes per script: signs and labels as a phone would see them. Chinese and Japanese
+# are written without spaces (as the language models read them); Korean and Hindi with.
+SCRIPT_LINES = {
+    "latin": SCENE_LINES,
+    # The Latin script beyond English: German, French, Spanish, Vietnamese diacritics.
+    "latin-multilingual": [
+        ("Größe und Gewicht prüfen", 38),
+        ("Fermé le dimanche à midi", 36),
+        ("Señal de salida número 12", 36),
+        ("Tiếng Việt có dấu rất đẹp", 36),
+        ("Ausgang rechts über die Brücke", 34),
+    ],
+    "chinese": [
+        ("欢迎光临北京火车站", 40),
+        ("出口在左边请注意安全", 38),
+        ("营业时间上午九点到晚上十点", 36),
+        ("会员价格每公斤十二元", 38),
+        ("禁止吸烟谢谢合作", 40),
+    ],
+    "japanese": [
+        ("東京駅の出口は右側です", 40),
+        ("営業時間は午前十時から", 38),
+        ("お客様へのお知らせ", 40),
+        ("本日のおすすめ料理", 38),
+        ("駐車場は地下二階にあります", 36),
+    ],
+    "korean": [
+        ("서울역 출구는 오른쪽입니다", 40),
+        ("영업시간 오전 열시부터", 38),
+        ("안전을 위해 손잡이를 잡으세요", 36),
+        ("오늘의 추천 메뉴", 40),
+        ("주차장은 지하 이층에 있습니다", 36),
+    ],
+    "devanagari": [
+        ("नई दिल्ली रेलवे स्टेशन", 42),
+        ("कृपया अपना टिकट दिखाएं", 40),
+        ("यहाँ धूम्रपान करना मना है", 40),
+        ("आज का विशेष भोजन", 42),
+        ("दुकान सुबह दस बजे खुलती है", 38),
+    ],
+}
+
 # A page of text, dense enough for OSD.
 PAGE_LINES = [
     "The quarterly report shows steady growth in every region",
@@ -126,9 +179,15 @@ def union(boxes):
 
 # ------------------------------------------------------------------------------- scenes
 
-def layout(lines, width, height, rng, left_margin=None):
+def font_for(spec, size):
+    """An ImageFont from a (file, face index) spec, or a plain file path."""
+    path, index = spec if isinstance(spec, tuple) else (spec, 0)
+    return ImageFont.truetype(path, size, index=index)
+
+
+def layout(lines, width, height, rng, left_margin=None, font=FONT):
     """Places each (text, size) line: returns [(text, size, x, y)] spread down the frame."""
-    fonts = [ImageFont.truetype(FONT, size) for _, size in lines]
+    fonts = [font_for(font, size) for _, size in lines]
     heights = [f.getbbox("Hg")[3] for f in fonts]
     gap = (height - sum(heights)) / (len(lines) + 1)
     placed, y = [], gap
@@ -143,26 +202,26 @@ def layout(lines, width, height, rng, left_margin=None):
     return placed
 
 
-def render(placed, width, height, shifts, paper, ink):
+def render(placed, width, height, shifts, paper, ink, font=FONT):
     """Draws the text on flat paper, warps it; returns (RGB image, truth lines)."""
     coefficients = perspective_coefficients(width, height, shifts)
     image = Image.new("RGB", (width, height), paper)
     draw = ImageDraw.Draw(image)
     truth = []
     for text, size, x0, y0 in placed:
-        font = ImageFont.truetype(FONT, size)
-        space = font.getlength(" ")
+        face = font_for(font, size)
+        space = face.getlength(" ")
         x = float(x0)
         words = []
         for word in text.split(" "):
             origin = (round(x), y0)
-            draw.text(origin, word, font=font, fill=ink)
+            draw.text(origin, word, font=face, fill=ink)
             mask = Image.new("L", (width, height), 0)
-            ImageDraw.Draw(mask).text(origin, word, font=font, fill=255)
+            ImageDraw.Draw(mask).text(origin, word, font=face, fill=255)
             box = ink_box(warp(mask, coefficients, 0))
             assert box is not None, f"word {word!r} left the frame"
             words.append({"text": word, "box": box})
-            x += font.getlength(word) + space
+            x += face.getlength(word) + space
         truth.append({"text": text, "box": union([w["box"] for w in words]), "words": words})
     return warp(image, coefficients, paper), truth
 
@@ -194,23 +253,67 @@ def degrade(image, rng, blur=0.7, noise=3.5, jpeg_quality=80, light=1.0):
 
 
 def scene(width=1280, height=720, lines=None, seed=SEED, perspective=4.0, blur=0.7, noise=3.5,
-          jpeg_quality=80, size_scale=1.0):
+          jpeg_quality=80, size_scale=1.0, font=FONT, inverted=False):
     """An upright RGB camera frame of known text and its truth (see the module doc).
 
     lines: [(text, font size)], default SCENE_LINES (SHORT_LINES suit frames ~640 wide).
     perspective: the largest corner shift in px. size_scale scales every font size (the
-    "text too small" frame uses ~0.3).
+    "text too small" frame uses ~0.3). font: a file or (file, face index), see SCRIPT_FONTS.
+    inverted: light text on a dark ground (a lit sign, a dark label).
     """
     rng = np.random.default_rng(seed)
     if lines is None:
         lines = SCENE_LINES if width >= 1000 else SHORT_LINES
     lines = [(text, max(6, int(round(size * size_scale)))) for text, size in lines]
-    placed = layout(lines, width, height, rng)
+    placed = layout(lines, width, height, rng, font=font)
     shifts = [tuple(rng.uniform(-perspective, perspective, 2)) for _ in range(4)]
     paper = tuple(int(v) for v in rng.integers(214, 232, 3))
     ink = tuple(int(v) for v in rng.integers(28, 48, 3))
-    image, truth_lines = render(placed, width, height, shifts, paper, ink)
+    if inverted:
+        paper, ink = ink, paper
+    image, truth_lines = render(placed, width, height, shifts, paper, ink, font=font)
     image = degrade(image, rng, blur=blur, noise=noise, jpeg_quality=jpeg_quality)
+    return image, {"width": width, "height": height, "lines": truth_lines}
+
+
+def script_scene(script, seed=SEED, **options):
+    """The camera scene of `script` (a SCRIPT_LINES key) in its font; options as scene()."""
+    font = SCRIPT_FONTS["latin" if script.startswith("latin") else script]
+    return scene(lines=SCRIPT_LINES[script], seed=seed, font=font, **options)
+
+
+def mixed_scene(scripts=("latin", "devanagari"), seed=SEED, width=1280, height=720, **options):
+    """One frame with a line from each script, alternating: the text a two-script session reads.
+
+    Lines are drawn as separate scenes' renders would be, each in its own script's font; the
+    truth lists them top to bottom with a "script" key.
+    """
+    rng = np.random.default_rng(seed)
+    picks = []
+    for index in range(4):
+        script = scripts[index % len(scripts)]
+        text, size = SCRIPT_LINES[script][index // len(scripts)]
+        picks.append((script, text, size))
+    # Lay the lines out with each one's own font: one layout per line, stacked.
+    gap = height / (len(picks) + 1)
+    canvas = Image.new("RGB", (width, height), (222, 222, 218))
+    draw = ImageDraw.Draw(canvas)
+    truth_lines = []
+    ink = (36, 34, 40)
+    for index, (script, text, size) in enumerate(picks):
+        face = font_for(SCRIPT_FONTS[script], size)
+        x = int(0.06 * width + rng.uniform(0, 0.08 * width))
+        y = int(gap * (index + 0.6))
+        words = []
+        for word in text.split(" "):
+            draw.text((x, y), word, font=face, fill=ink)
+            mask = Image.new("L", (width, height), 0)
+            ImageDraw.Draw(mask).text((x, y), word, font=face, fill=255)
+            words.append({"text": word, "box": ink_box(mask)})
+            x += int(round(face.getlength(word) + face.getlength(" ")))
+        truth_lines.append({"text": text, "script": script, "box": union([w["box"] for w in words]),
+                            "words": words})
+    image = degrade(canvas, rng, **options)
     return image, {"width": width, "height": height, "lines": truth_lines}
 
 

@@ -3,3 +3,4 @@
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <signal.h>
+#include <sys/timerfd.h>

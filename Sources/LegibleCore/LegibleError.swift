@@ -1,3 +1,5 @@
+internal import Glibc
+
 /// The one error shape of Legible: a status code, a message for people, and an optional cause.
 ///
 /// Codes are gRPC status code numbers, because that is what goes on the wire in `Error.code`
@@ -66,4 +68,13 @@ public struct SystemError: Error, Sendable, CustomStringConvertible {
         self.reason = reason
     }
     public var description: String { "\(operation): \(reason) (errno \(errno))" }
+}
+
+extension LegibleError {
+    /// The current `errno` as a Legible error.
+    public static func system(_ operation: String, code: Code = .internal) -> LegibleError {
+        let number = errno
+        let reason = String(cString: strerror(number))
+        return LegibleError(code, "\(operation): \(reason)", cause: SystemError(operation, errno: number, reason: reason))
+    }
 }

@@ -215,3 +215,40 @@ extension TextElement {
         return copy
     }
 }
+
+extension RecognizedText {
+    /// The tree without the lines lower than `minimumHeight` pixels (Vision's
+    /// `minimumTextHeight`): each block keeps its other lines, each paragraph the words of
+    /// the lines kept, and every text is rebuilt; emptied blocks and paragraphs go.
+    public func droppingLines(lowerThan minimumHeight: Int32) -> RecognizedText {
+        guard minimumHeight > 0 else { return self }
+        var copy = self
+        var texts: [String] = []
+        copy.blocks = blocks.compactMap { block in
+            var block = block
+            let dropped = block.lines.filter { $0.frame.height < minimumHeight }
+            guard !dropped.isEmpty else {
+                texts.append(block.text)
+                return block
+            }
+            let droppedFrames = Set(dropped.flatMap { $0.elements.map(\.frame) })
+            block.lines.removeAll { $0.frame.height < minimumHeight }
+            block.paragraphs = block.paragraphs.compactMap { paragraph in
+                var paragraph = paragraph
+                paragraph.words.removeAll { droppedFrames.contains($0.frame) }
+                guard !paragraph.words.isEmpty else { return nil }
+                let kept = block.lines.filter { line in line.elements.contains { paragraph.words.contains($0) } }
+                paragraph.text = kept.map(\.text).joined(separator: "\n")
+                paragraph.frame = paragraph.words.reduce(Rect(x: 0, y: 0, width: 0, height: 0)) { $0.union($1.frame) }
+                return paragraph
+            }
+            guard !block.lines.isEmpty else { return nil }
+            block.text = block.lines.map(\.text).joined(separator: "\n")
+            block.frame = block.lines.reduce(Rect(x: 0, y: 0, width: 0, height: 0)) { $0.union($1.frame) }
+            texts.append(block.text)
+            return block
+        }
+        copy.text = texts.joined(separator: "\n")
+        return copy
+    }
+}

@@ -1,13 +1,28 @@
+internal import Synchronization
+
 /// What one recognition is asked to do, beyond the pixels.
 public struct RecognitionRequest: Sendable, Hashable {
     public var mode: RecognitionMode
     public var level: RecognitionLevel
     public var includeSymbols: Bool
+    /// Candidates per element and symbol, the best first; 0 for none.
+    public var maxCandidates: Int
+    /// The image is a crop to the client's region of interest (it reads as one block).
+    public var hasRegionOfInterest: Bool
+    /// The median word height, in pixels of the image given, that the session's last result
+    /// in this scene had; FAST shrinks large text toward its target with it. nil when unknown.
+    public var textHeightHint: Double?
 
-    public init(mode: RecognitionMode = .text, level: RecognitionLevel = .fast, includeSymbols: Bool = false) {
+    public init(
+        mode: RecognitionMode = .text, level: RecognitionLevel = .fast, includeSymbols: Bool = false,
+        maxCandidates: Int = 0, hasRegionOfInterest: Bool = false, textHeightHint: Double? = nil
+    ) {
         self.mode = mode
         self.level = level
         self.includeSymbols = includeSymbols
+        self.maxCandidates = maxCandidates
+        self.hasRegionOfInterest = hasRegionOfInterest
+        self.textHeightHint = textHeightHint
     }
 }
 
@@ -17,7 +32,76 @@ public struct RecognitionRequest: Sendable, Hashable {
 /// `Sendable`, and each is created and used on its engine's own thread (never on an I/O thread
 /// or on Swift's cooperative pool, which blocking OCR would starve).
 public protocol Recognizer: AnyObject {
-    var script: Script { get }
+    /// The engine this recognizer is: its models and what only initialisation can set.
+    var key: EngineKey { get }
+    /// Raised from another thread to stop the recognition in flight.
+    var cancellation: RecognitionCancellation { get }
     /// Recognizes `image`; the result's coordinates are in `image`'s pixels.
-    func recognize(_ image: GrayImage, request: RecognitionRequest) throws(LegibleError) -> RecognizedText
+    ///
+    /// - Parameters:
+    ///   - job: the caller's serial of this recognition; `cancellation.cancel(job)` stops it.
+    ///   - deadline: stop after this long (`.deadlineExceeded`); nil for no limit.
+    /// - Throws: `.cancelled` or `.deadlineExceeded` (partial text is discarded), or what the
+    ///   engine reports.
+    func recognize(_ image: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?) throws(LegibleError)
+        -> RecognizedText
+}
+
+/// The engine a recognition needs: which models it loads and the settings Tesseract takes
+/// only at initialisation (user words, the dictionary). Engines are pooled by key.
+public struct EngineKey: Sendable, Hashable, CustomStringConvertible {
+    /// Tesseract model names (`eng`, `HanS`, …), in the order given to `Init`.
+    public var models: [String]
+    /// Words the recognizer should prefer; sorted and without duplicates.
+    public var customWords: [String]
+    /// Tesseract's dictionaries (system and frequent words) are loaded.
+    public var languageCorrection: Bool
+
+    public init(models: [String], customWords: [String] = [], languageCorrection: Bool = true) {
+        self.models = models
+        self.customWords = Array(Set(customWords.filter { !$0.isEmpty })).sorted()
+        self.languageCorrection = languageCorrection
+    }
+
+    /// `eng+Devanagari`, as Tesseract's `Init` takes it.
+    public var modelSpec: String { models.joined(separator: "+") }
+
+    /// One model with the default settings: the shared engines of a script. Anything else
+    /// (custom words, no dictionary, several models) is an engine the pool keeps in a small LRU.
+    public var isStandard: Bool { models.count == 1 && customWords.isEmpty && languageCorrection }
+
+    public var description: String {
+        var text = modelSpec
+        if !customWords.isEmpty { text += "+\(customWords.count)words" }
+        if !languageCorrection { text += "-dict" }
+        return text
+    }
+}
+
+/// The cancel signal of one engine: the serial of the job to stop, set from any thread and
+/// read by Tesseract's monitor callback on the engine's thread.
+///
+/// A serial rather than a flag, so that a cancel meant for a job that has just finished cannot
+/// stop the next one.
+public final class RecognitionCancellation: Sendable {
+    private let running = Atomic<UInt64>(0)
+    private let cancelled = Atomic<UInt64>(0)
+
+    public init() {}
+
+    /// Stops job `job` if it is the one running (or starts later with that serial).
+    public func cancel(_ job: UInt64) {
+        cancelled.store(job, ordering: .releasing)
+    }
+
+    /// The engine marks which job runs now (on its thread).
+    public func begin(_ job: UInt64) {
+        running.store(job, ordering: .releasing)
+    }
+
+    /// True when the running job was cancelled.
+    public var isCancelled: Bool {
+        let job = running.load(ordering: .acquiring)
+        return job != 0 && job == cancelled.load(ordering: .acquiring)
+    }
 }

@@ -43,13 +43,5 @@ public enum RecognitionLevel: Int, Sendable, Hashable, CaseIterable {
 
 extension Script {
     /// The Debian package that ships this script's default model, for error messages.
-    public var debianPackage: String {
-        switch self {
-        case .latin: "tesseract-ocr-script-latn"
-        case .chinese: "tesseract-ocr-script-hans"
-        case .devanagari: "tesseract-ocr-script-deva"
-        case .japanese: "tesseract-ocr-script-jpan"
-        case .korean: "tesseract-ocr-script-hang"
-        }
-    }
+    public var debianPackage: String { ModelCatalog.debianPackage(for: ModelSelection().model(for: self)) }
 }

@@ -103,13 +103,13 @@ public final class FrameImager {
     /// - Parameters:
     ///   - orientation: the frame's orientation; nil (unspecified) takes a JPEG's EXIF tag,
     ///     else up.
-    ///   - maxDecodeSide: JPEG only: decode at libjpeg-turbo's largest scaling factor (1/2,
-    ///     3/8, …) whose longer side fits, which is cheaper than a full decode and a resize.
+    ///   - decodeScale: JPEG only: decode at one of libjpeg-turbo's scaling factors (1/2,
+    ///     3/8, …), which is cheaper than a full decode and a resize.
     /// - Throws: `.invalidArgument` for bytes or geometry that do not make an image (with the
     ///   decoder's reason), `.resourceExhausted` over `limits`, checked from the header or the
     ///   message before any pixel buffer is allocated.
     public func load(
-        _ image: EncodedImage, orientation: Orientation? = nil, maxDecodeSide: Int? = nil
+        _ image: EncodedImage, orientation: Orientation? = nil, decodeScale: JPEGDecodeScale = .full
     ) throws(LegibleError) -> StoredImage {
         if image.data.isEmpty { throw LegibleError(.invalidArgument, "empty image: the frame has no data") }
         var source = OrientationSource.client
@@ -123,7 +123,7 @@ public final class FrameImager {
         }
         switch image.encoding {
         case .jpeg:
-            return try loadJPEG(image.data, orientation: resolved, source: source, maxDecodeSide: maxDecodeSide)
+            return try loadJPEG(image.data, orientation: resolved, source: source, decodeScale: decodeScale)
         case .png:
             let size = try PNGReader.decodeGray(
                 image.data, maxPixels: limits.maxPixels, maxSide: limits.maxSide, into: &decoded)
@@ -139,13 +139,13 @@ public final class FrameImager {
     }
 
     private func loadJPEG(
-        _ data: [UInt8], orientation: Orientation, source: OrientationSource, maxDecodeSide: Int?
+        _ data: [UInt8], orientation: Orientation, source: OrientationSource, decodeScale: JPEGDecodeScale
     ) throws(LegibleError) -> StoredImage {
         let result = data.withUnsafeBufferPointer { bytes -> Result<StoredImage, LegibleError> in
             do throws(LegibleError) {
                 let full = try jpeg.header(bytes)
                 try limits.check(width: full.width, height: full.height, what: "JPEG")
-                let size = JPEGDecoder.scaledSize(width: full.width, height: full.height, maxSide: maxDecodeSide)
+                let size = JPEGDecoder.scaledSize(width: full.width, height: full.height, scale: decodeScale)
                 Self.ensure(&decoded, count: size.width * size.height)
                 try decoded.withUnsafeMutableBufferPointer { (out) throws(LegibleError) in
                     try jpeg.decodeGray(bytes, width: size.width, height: size.height, into: out.baseAddress!)
@@ -369,7 +369,7 @@ public final class FrameImager {
         let saved = limits
         limits.maxPixels = maxPixels
         defer { limits = saved }
-        let stored = try load(image, orientation: orientation, maxDecodeSide: maxSide)
+        let stored = try load(image, orientation: orientation, decodeScale: maxSide.map { .fitting(maxSide: $0) } ?? .full)
         return try render(stored, orientation: stored.orientation).image
     }
 }

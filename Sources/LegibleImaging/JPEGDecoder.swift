@@ -58,27 +58,41 @@ final class JPEGDecoder {
         return String(cString: text)
     }
 
-    /// The size of the scaled decode: the largest scaling factor not above 1 whose longer side
-    /// fits `maxSide` (the smallest factor when none fits); full size without `maxSide`.
-    static func scaledSize(width: Int, height: Int, maxSide: Int?) -> (width: Int, height: Int) {
-        guard let maxSide, max(width, height) > maxSide else { return (width, height) }
+    /// The size of the scaled decode for `scale`, from libjpeg-turbo's scaling factors (1/8
+    /// to 1 in eighths): `.fitting` takes the largest factor whose longer side fits (the
+    /// smallest factor when none fits), `.atLeast` the smallest factor not below the fraction.
+    static func scaledSize(width: Int, height: Int, scale: JPEGDecodeScale) -> (width: Int, height: Int) {
+        if case .full = scale { return (width, height) }
         var count: Int32 = 0
         guard let factors = tjGetScalingFactors(&count), count > 0 else { return (width, height) }
         // TJSCALED(dimension, factor) is a macro, so not imported.
         func scaled(_ side: Int, _ factor: tjscalingfactor) -> Int {
             (side * Int(factor.num) + Int(factor.denom) - 1) / Int(factor.denom)
         }
-        var best: (Int, Int)? = nil
-        var smallest = (width, height)
-        for factor in UnsafeBufferPointer(start: factors, count: Int(count)) where factor.num <= factor.denom {
-            let size = (scaled(width, factor), scaled(height, factor))
-            if size.0 * size.1 < smallest.0 * smallest.1 { smallest = size }
-            if max(size.0, size.1) <= maxSide, size.0 * size.1 > (best.map { $0.0 * $0.1 } ?? 0) {
-                best = size
-            }
+        let usable = UnsafeBufferPointer(start: factors, count: Int(count)).filter { $0.num <= $0.denom }
+            .sorted { $0.num * $1.denom < $1.num * $0.denom }
+        switch scale {
+        case .full:
+            return (width, height)
+        case .fitting(let maxSide):
+            guard max(width, height) > maxSide else { return (width, height) }
+            let fitting = usable.last { max(scaled(width, $0), scaled(height, $0)) <= maxSide } ?? usable.first
+            return fitting.map { (scaled(width, $0), scaled(height, $0)) } ?? (width, height)
+        case .atLeast(let fraction):
+            let factor = usable.first { Double($0.num) / Double($0.denom) >= fraction } ?? usable.last
+            return factor.map { (scaled(width, $0), scaled(height, $0)) } ?? (width, height)
         }
-        return best ?? smallest
     }
+}
+
+/// How large a JPEG is decoded: libjpeg-turbo's DCT scaling makes a smaller decode cheaper
+/// than a full decode and a resize.
+public enum JPEGDecodeScale: Sendable, Hashable {
+    case full
+    /// The largest scaling factor whose longer side fits `maxSide`.
+    case fitting(maxSide: Int)
+    /// The smallest scaling factor not below this fraction (0...1].
+    case atLeast(Double)
 }
 
 @available(*, unavailable, message: "a JPEG decompressor belongs to one engine thread")

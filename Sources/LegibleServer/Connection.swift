@@ -24,6 +24,12 @@ final class Connection: EventHandler {
     private var readingPaused = false
     private var peerFinishedSending = false
     private(set) var isClosed = false
+    /// Counted against `--max-sessions` (StartSession was accepted).
+    private(set) var admitted = false
+    /// Since when the write queue has been over its high-water mark (the client is not reading).
+    private var stalledSince: ContinuousClock.Instant?
+    /// What the session's results so far tell the next frame's recognition.
+    private var scene = SceneState()
 
     static let readChunk = 64 * 1024
     static let writeHighWater = 4 << 20
@@ -117,11 +123,21 @@ final class Connection: EventHandler {
             guard !isClosed else { return }
             switch action {
             case .register(let settings):
+                guard server.admit(self) else {
+                    // Past --max-sessions: refused at once, before SessionStarted.
+                    perform(
+                        machine.streamFailed(
+                            LegibleError(.unavailable, "the server is at its limit of sessions; try again later")))
+                    return
+                }
+                admitted = true
                 server.register(self, settings: settings)
+            case .update(let settings):
+                server.update(self, settings: settings)
             case .send(let message):
                 enqueue(message)
             case .submit(let frame, let settings):
-                server.submit(frame, settings: settings, from: self)
+                server.submit(frame, settings: settings, textHeightHint: scene.textHeightHint, from: self)
             case .close:
                 closeAfterFlush = true
                 flush()
@@ -132,6 +148,29 @@ final class Connection: EventHandler {
     /// A frame's answer from the scheduler or an engine.
     func answer(_ result: FrameResult) {
         perform(machine.frameAnswered(result))
+    }
+
+    /// An engine read a frame of this session: its result, after the session's own steps.
+    func recognized(_ frame: Frame, _ recognition: FrameOutcome.Recognition, timing: Timing) {
+        scene.recognized(recognition.text)
+        answer(
+            FrameResult(
+                frameID: frame.frameID, status: .recognized, text: recognition.text, timing: timing,
+                quality: recognition.quality, orientation: recognition.orientation))
+    }
+
+    /// Closes the connection when its client has not read its results for `limit`: its
+    /// queue would only grow, and the server stopped reading from it long ago.
+    func checkWriteStall(limit: Duration, now: ContinuousClock.Instant) {
+        guard !isClosed, let stalledSince, now - stalledSince >= limit else { return }
+        server.log(.info, "closing a client that does not read", ["session": sessionID, "queued": String(pendingWriteBytes)])
+        // Whatever is queued will not be read; the error goes out in its place, if it can.
+        writeBuffer.removeAll()
+        writeOffset = 0
+        perform(
+            machine.streamFailed(
+                LegibleError(.resourceExhausted, "the client did not read its results for \(limit); closing the stream")))
+        if !isClosed { disconnect(reason: "write stall") }
     }
 
     /// The server is shutting down.
@@ -175,6 +214,11 @@ final class Connection: EventHandler {
         let shouldPause = pendingWriteBytes > Connection.writeHighWater
         if shouldPause != readingPaused && (shouldPause || pendingWriteBytes < Connection.writeLowWater) {
             readingPaused = shouldPause
+        }
+        if readingPaused {
+            if stalledSince == nil { stalledSince = ContinuousClock.now }
+        } else {
+            stalledSince = nil
         }
         server.loop.modify(
             socket.descriptor, readable: !readingPaused && !peerFinishedSending && !closeAfterFlush,

@@ -1,4 +1,5 @@
 internal import LegibleCore
+internal import LegibleEntities
 internal import LegibleImaging
 internal import LegibleSessions
 internal import LegibleTesseract
@@ -18,6 +19,17 @@ enum FrameOutcome: Sendable {
         /// OSD (when asked for) + recognition + the tree walk.
         var recognizeMicros: UInt32
     }
+}
+
+/// What the engine needs to know about a frame beyond its bytes and the session's settings.
+struct FrameContext: Sendable {
+    /// This recognition's serial (`RecognitionCancellation` stops it by this).
+    var serial: UInt64
+    /// `--frame-deadline-ms`.
+    var deadline: Duration?
+    /// Median word height in upright full-image pixels of the session's last result in this
+    /// scene, for FAST's shrinking; nil when unknown.
+    var textHeightHint: Double?
 }
 
 /// decode → orient → crop → recognize for one engine, on that engine's own thread.
@@ -50,7 +62,7 @@ final class FramePipeline {
         self.thresholds = thresholds
     }
 
-    func process(_ frame: Frame, settings: SessionSettings) -> FrameOutcome {
+    func process(_ frame: Frame, settings: SessionSettings, context: FrameContext) -> FrameOutcome {
         // The session validated the encoding and orientation before scheduling the frame.
         guard let encoding = frame.encoding?.known else {
             return .failed(LegibleError(.invalidArgument, "the frame's image has no known encoding"))
@@ -58,11 +70,13 @@ final class FramePipeline {
         let clock = ContinuousClock()
         let start = clock.now
         do throws(LegibleError) {
+            let region = frame.regionOfInterest ?? settings.regionOfInterest
             let stored = try imager.load(
                 EncodedImage(
                     encoding: encoding, data: frame.data, width: Int(frame.width), height: Int(frame.height),
                     stride: Int(frame.stride)),
-                orientation: frame.orientation?.known)
+                orientation: frame.orientation?.known,
+                decodeScale: fastDecodeScale(frame, settings: settings, context: context, cropped: region != nil))
             var applied = AppliedOrientation(orientation: stored.orientation, source: stored.orientationSource)
             var osdMicros: UInt32 = 0
             if settings.autoOrientation {
@@ -70,7 +84,6 @@ final class FramePipeline {
                 applied = try detectOrientation(stored, applied: applied)
                 osdMicros = (clock.now - osdStart).micros
             }
-            let region = frame.regionOfInterest ?? settings.regionOfInterest
             let upright = try imager.render(stored, orientation: applied.orientation, region: region)
             defer { imager.recycle(upright) }
             let decoded = clock.now
@@ -79,16 +92,24 @@ final class FramePipeline {
             let full = stored.uprightFullSize(applied.orientation)
             var text = RecognizedText(imageWidth: full.width, imageHeight: full.height)
             if image.width >= Self.minimumSide, image.height >= Self.minimumSide {
-                text = try recognizer.recognize(image, request: settings.request).mapped(by: upright.map)
+                var request = settings.request
+                request.hasRegionOfInterest = region != nil
+                request.textHeightHint = context.textHeightHint.map { $0 / upright.map.scale }
+                text = try recognizer.recognize(image, request: request, job: context.serial, deadline: context.deadline)
+                    .mapped(by: upright.map)
                 text.imageWidth = full.width
                 text.imageHeight = full.height
+                if settings.minimumTextHeight > 0 {
+                    text = text.droppingLines(lowerThan: Int32((settings.minimumTextHeight * Float(full.height)).rounded()))
+                }
+                if settings.detectEntities { text.entities = EntityDetector.entities(in: text) }
             }
             let recognized = clock.now
             let measured = image.pixels.withUnsafeBufferPointer { pixels in
                 ImageQuality.measure(pixels, width: image.width, height: image.height, bytesPerRow: image.bytesPerRow)
             }
             let quality = thresholds.judge(
-                measured, medianTextHeight: QualityThresholds.medianWordHeight(text), script: recognizer.script)
+                measured, medianTextHeight: QualityThresholds.medianWordHeight(text), script: settings.script)
             return .recognized(
                 FrameOutcome.Recognition(
                     text: text, quality: quality, orientation: applied,
@@ -97,6 +118,20 @@ final class FramePipeline {
         } catch {
             return .failed(error)
         }
+    }
+
+    /// FAST reads large text from a smaller decode: when the session's last result in this
+    /// scene had words taller than the engine's shrink threshold, a JPEG is decoded at the
+    /// smallest of libjpeg-turbo's scaling factors (1/2, 5/8, …) that keeps them at least the
+    /// engine's target height, which costs less than a full decode and a resize.
+    private func fastDecodeScale(_ frame: Frame, settings: SessionSettings, context: FrameContext, cropped: Bool)
+        -> JPEGDecodeScale
+    {
+        guard settings.request.level == .fast, !settings.autoOrientation, !cropped,
+            frame.encoding?.known == .jpeg, let hint = context.textHeightHint,
+            hint > TesseractEngine.fastShrinkAbove
+        else { return .full }
+        return .atLeast(TesseractEngine.fastWordHeight / hint)
     }
 
     /// Runs OSD on the client-oriented image and turns it further when OSD is sure enough.

@@ -19,12 +19,27 @@ public struct ServerConfiguration: Sendable {
     public var maxMessageBytes: Int = 16 << 20
     /// Decoded pixels allowed per frame (a decompression-bomb cap).
     public var maxPixels: Int = 40_000_000
-    /// The Tesseract model read for the Latin script.
-    public var latinModel: String = "eng"
+    /// The model each script reads (`--model SCRIPT=NAME`).
+    public var models = ModelSelection()
+    /// An engine idle this long is unloaded; 0 keeps engines loaded.
+    public var engineIdleSeconds: Int = 300
+    /// A recognition running longer fails with DEADLINE_EXCEEDED; 0 is no limit.
+    public var frameDeadlineMillis: Int = 0
+    /// Sessions at once; StartSession past it is answered UNAVAILABLE.
+    public var maxSessions: Int = 4096
+    /// A connection whose client has not read its results for this long is closed.
+    public var writeStallSeconds: Int = 10
+    /// Engines with custom words, without the dictionary or with several models, at once.
+    public var maxCustomEngines: Int = 4
+    /// Their estimated resident memory together, in MB.
+    public var customEngineMegabytes: Int = 512
     public var logLevel: Log.Level = .info
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
 
     public init() {}
+
+    /// The engine of the default script: loaded at start and kept loaded.
+    var defaultKey: EngineKey { EngineKey(models: [models.model(for: .default)]) }
 }
 
 /// The server: listeners and connections on one event loop, engines on threads of their own,
@@ -43,21 +58,35 @@ public final class Server {
     private var connections: [UInt64: Connection] = [:]
     private var nextSerial: UInt64 = 0
     private var scheduler: FrameScheduler<UInt64, Job>
-    private var engines: [EngineID: EngineThread<FramePipeline>] = [:]
+    private var engines: [EngineID: Engine] = [:]
     private var signals: SignalHandler?
+    private var timer: RepeatingTimer?
     private var draining = false
+    private var admittedSessions = 0
+    private let installedModels: Set<String>
+    private let availableScripts: [Script]
     private let clock = ContinuousClock()
+    private let started: ContinuousClock.Instant
     /// When the frame being handled now was read off its socket (its Timing starts there).
     /// Set by `frameArrived` just before the session machine acts on that frame.
     private var arrival: ContinuousClock.Instant?
 
+    /// A frame on its way to an engine.
     struct Job: Sendable {
         var frame: Frame
         var settings: SessionSettings
         var received: ContinuousClock.Instant
+        var textHeightHint: Double?
     }
 
-    /// Loads the engines and binds every listener; throws what stops the server from starting.
+    /// One engine of the pool: its thread (with the pipeline on it) and its cancel signal.
+    private struct Engine {
+        var thread: EngineThread<FramePipeline>
+        var cancellation: RecognitionCancellation
+        var loadStarted: ContinuousClock.Instant
+    }
+
+    /// Checks the models and binds every listener; throws what stops the server from starting.
     public init(configuration: ServerConfiguration) throws(LegibleError) {
         // Engine threads inherit the signal mask: block the shutdown signals before any thread
         // starts, so that they arrive only through the loop's signalfd.
@@ -65,25 +94,36 @@ public final class Server {
         self.configuration = configuration
         self.log = Log(minimum: configuration.logLevel)
         self.loop = try EventLoop()
-        var engineIDs: [EngineID] = []
-        for replica in 0..<configuration.replicasPerScript {
-            let id = EngineID(script: .latin, replica: replica)
-            let (tessdata, model, maxPixels) = (configuration.tessdata, configuration.latinModel, configuration.maxPixels)
-            do {
-                engines[id] = try EngineThread(name: "engine-\(id)") { () throws(LegibleError) -> FramePipeline in
-                    let engine = try TesseractEngine(tessdata: tessdata, model: model, script: .latin)
-                    return try FramePipeline(
-                        recognizer: engine, tessdata: tessdata, limits: ImageLimits(maxPixels: maxPixels))
-                }
-            } catch let error as LegibleError {
-                throw error
-            } catch {
-                throw LegibleError(.internal, "engine \(id) did not start", cause: nil)
-            }
-            engineIDs.append(id)
-            log(.info, "engine loaded", ["engine": id.description, "model": model])
+        self.started = clock.now
+        var candidates = Script.allCases.flatMap { script in
+            let (language, scriptModel) = ModelCatalog.models(of: script)
+            return [language, scriptModel, configuration.models.model(for: script)]
         }
-        scheduler = FrameScheduler(engines: engineIDs, workers: configuration.workers)
+        candidates += ["chi_tra", "HanT"]
+        let installed = TesseractModels.installed(candidates, in: configuration.tessdata)
+        installedModels = installed
+        availableScripts = Script.allCases.filter { installed.contains(configuration.models.model(for: $0)) }
+        let defaultModel = configuration.defaultKey.modelSpec
+        guard installed.contains(defaultModel) else {
+            throw LegibleError(
+                .failedPrecondition,
+                "the default script's model '\(defaultModel)' is not in \(configuration.tessdata): install the Debian "
+                    + "package \(ModelCatalog.debianPackage(for: defaultModel)) or pass --tessdata")
+        }
+        scheduler = FrameScheduler(
+            policy: PoolPolicy(
+                workers: configuration.workers, replicasPerScript: configuration.replicasPerScript,
+                idleTimeout: configuration.engineIdleSeconds > 0 ? .seconds(configuration.engineIdleSeconds) : nil,
+                keepLoaded: [configuration.defaultKey], maxCustomEngines: configuration.maxCustomEngines,
+                customEngineMegabytes: configuration.customEngineMegabytes),
+            megabytes: { key in key.models.reduce(0) { $0 + ModelCatalog.residentMegabytes($1) } })
+        log(
+            .info, "models",
+            [
+                "scripts": Script.allCases.filter { installed.contains(configuration.models.model(for: $0)) }
+                    .map(\.description).joined(separator: ","),
+                "installed": installed.sorted().joined(separator: ","),
+            ])
         try bindListeners()
     }
 
@@ -96,12 +136,17 @@ public final class Server {
         }
     }
 
+    /// Time since the server started: the scheduler's clock.
+    private var now: Duration { clock.now - started }
+
     /// Serves until SIGTERM or SIGINT, then drains: stops accepting, answers every frame
     /// received, sends each session its summary, and returns.
     public func run() throws(LegibleError) {
         try startServing()
         loop.run()
-        for engine in engines.values { engine.stop() }
+        timer?.cancel()
+        for id in scheduler.unloadAll() { engines.removeValue(forKey: id)?.thread.stop() }
+        for engine in engines.values { engine.thread.stop() }
         log(.info, "stopped")
     }
 
@@ -114,6 +159,11 @@ public final class Server {
         let signals = try SignalHandler(server: self)
         try loop.register(signals.descriptor, handler: signals)
         self.signals = signals
+        timer = try RepeatingTimer(loop: loop, interval: .seconds(1)) { [unowned self] in self.tick() }
+        // The default script's engine loads as soon as the loop runs, on its own thread;
+        // frames wait for it.
+        let server = UnsafeTransfer(self)
+        loop.execute { server.value.perform(server.value.scheduler.preload(server.value.configuration.defaultKey, now: server.value.now)) }
     }
 
     // MARK: Connections
@@ -133,8 +183,11 @@ public final class Server {
                 sessionID: Server.makeSessionID(serial: nextSerial), serverVersion: ServerConfiguration.version,
                 limits: ServerLimits(
                     maxMessageBytes: UInt64(configuration.maxMessageBytes), pendingFramesPerSession: 1,
-                    workers: UInt32(configuration.workers), replicasPerScript: UInt32(configuration.replicasPerScript)),
-                availableScripts: [.latin])
+                    workers: UInt32(configuration.workers), replicasPerScript: UInt32(configuration.replicasPerScript),
+                    maxSessions: UInt32(clamping: configuration.maxSessions),
+                    frameDeadlineMillis: UInt32(clamping: configuration.frameDeadlineMillis)),
+                availableScripts: availableScripts, models: configuration.models, installedModels: installedModels,
+                engines: engineInfo())
             let connection = Connection(
                 serial: nextSerial, socket: socket, peer: "", server: self, configuration: session,
                 maxMessageBytes: configuration.maxMessageBytes)
@@ -149,21 +202,50 @@ public final class Server {
         }
     }
 
+    /// The pool as SessionStarted reports it: one entry per script this server serves.
+    private func engineInfo() -> [EngineInfo] {
+        availableScripts.map { script in
+            let model = configuration.models.model(for: script)
+            let key = EngineKey(models: [model])
+            return EngineInfo(
+                script: script, model: model, replicas: UInt32(configuration.replicasPerScript),
+                loaded: UInt32(scheduler.loadedCount(of: key)))
+        }
+    }
+
     func connectionClosed(_ connection: Connection) {
         connections[connection.serial] = nil
-        // Its pending frame, if any, has nobody to answer to.
-        _ = scheduler.removeSession(connection.serial)
+        if connection.admitted { admittedSessions -= 1 }
+        // Its pending frame has nobody to answer to; its recognition in flight is stopped so
+        // that the engine is free for the others at once.
+        let (_, inFlight) = scheduler.removeSession(connection.serial)
+        if let inFlight { engines[inFlight.engine]?.cancellation.cancel(inFlight.serial) }
         let summary = connection.summary
-        do {
-            log(
-                .info, "session closed",
-                [
-                    "session": connection.sessionID, "received": String(summary.framesReceived),
-                    "recognized": String(summary.framesRecognized), "dropped": String(summary.framesDropped),
-                    "failed": String(summary.framesFailed),
-                ])
-        }
+        log(
+            .info, "session closed",
+            [
+                "session": connection.sessionID, "received": String(summary.framesReceived),
+                "recognized": String(summary.framesRecognized), "dropped": String(summary.framesDropped),
+                "skipped": String(summary.framesSkipped), "failed": String(summary.framesFailed),
+            ])
         if draining && connections.isEmpty { loop.stop() }
+    }
+
+    // MARK: Sessions
+
+    /// Counts a session in, or says no when `--max-sessions` are running.
+    func admit(_ connection: Connection) -> Bool {
+        guard admittedSessions < configuration.maxSessions else { return false }
+        admittedSessions += 1
+        return true
+    }
+
+    func register(_ connection: Connection, settings: SessionSettings) {
+        perform(scheduler.addSession(connection.serial, key: settings.engineKey, now: now))
+    }
+
+    func update(_ connection: Connection, settings: SessionSettings) {
+        perform(scheduler.changeKey(of: connection.serial, to: settings.engineKey, now: now))
     }
 
     // MARK: Frames
@@ -172,62 +254,117 @@ public final class Server {
         arrival = clock.now
     }
 
-    func register(_ connection: Connection, settings: SessionSettings) {
-        scheduler.addSession(connection.serial, script: settings.script)
-    }
-
-    func submit(_ frame: Frame, settings: SessionSettings, from connection: Connection) {
-        let job = Job(frame: frame, settings: settings, received: arrival ?? clock.now)
-        let outcome = scheduler.submit(job, for: connection.serial)
+    func submit(_ frame: Frame, settings: SessionSettings, textHeightHint: Double?, from connection: Connection) {
+        let job = Job(frame: frame, settings: settings, received: arrival ?? clock.now, textHeightHint: textHeightHint)
+        let outcome = scheduler.submit(job, for: connection.serial, maxAge: settings.maxFrameAge, now: now)
         if let displaced = outcome.displaced {
             // Replaced by a newer frame before an engine was free: answered at once, never decoded.
-            connection.answer(
-                FrameResult(
-                    frameID: displaced.frame.frameID, status: .dropped,
-                    timing: Timing(clientTimestampMicros: displaced.frame.clientTimestampMicros)))
+            connection.answer(dropped(displaced))
         }
-        start(outcome.dispatches)
+        perform(outcome.actions)
     }
 
-    private func start(_ dispatches: [FrameScheduler<UInt64, Job>.Dispatch]) {
-        for dispatch in dispatches {
-            let job = dispatch.job
-            let engineID = dispatch.engine
-            let session = dispatch.session
-            let queued = clock.now - job.received
-            let server = LoopBound(self, loop: loop)
-            engines[engineID]!.run { [loop] pipeline in
-                let outcome = pipeline.process(job.frame, settings: job.settings)
-                loop.execute {
-                    server.value.completed(
-                        engine: engineID, session: session, job: job, queued: queued, outcome: outcome)
-                }
+    private func dropped(_ job: Job) -> FrameResult {
+        FrameResult(
+            frameID: job.frame.frameID, status: .dropped,
+            timing: Timing(clientTimestampMicros: job.frame.clientTimestampMicros, totalMicros: (clock.now - job.received).micros))
+    }
+
+    /// Carries out what the scheduler decided, in its order.
+    private func perform(_ actions: FrameScheduler<UInt64, Job>.Actions) {
+        for id in actions.unload {
+            engines.removeValue(forKey: id)?.thread.requestStop()
+            log(.info, "engine unloaded", ["engine": id.description])
+        }
+        for id in actions.load { startEngine(id) }
+        for (session, job) in actions.expired { connections[session]?.answer(dropped(job)) }
+        for (session, job, error) in actions.failed {
+            connections[session]?.answer(
+                FrameResult(
+                    frameID: job.frame.frameID, status: .failed,
+                    timing: Timing(clientTimestampMicros: job.frame.clientTimestampMicros),
+                    error: WireError(error, frameID: job.frame.frameID)))
+        }
+        for dispatch in actions.dispatches { start(dispatch) }
+    }
+
+    /// Loads an engine on a thread of its own; the loop hears when it is ready.
+    private func startEngine(_ id: EngineID) {
+        let (tessdata, maxPixels) = (configuration.tessdata, configuration.maxPixels)
+        let cancellation = RecognitionCancellation()
+        let server = LoopBound(self, loop: loop)
+        let thread = EngineThread<FramePipeline>(
+            name: "engine-\(id)",
+            makeProcessor: { () throws -> FramePipeline in
+                let engine = try TesseractEngine(tessdata: tessdata, key: id.key, cancellation: cancellation)
+                return try FramePipeline(recognizer: engine, tessdata: tessdata, limits: ImageLimits(maxPixels: maxPixels))
+            },
+            onStart: { [loop] error in
+                let failure = error.map { ($0 as? LegibleError) ?? LegibleError(.internal, "engine did not start") }
+                loop.execute { server.value.engineStarted(id, failure: failure) }
+            })
+        engines[id] = Engine(thread: thread, cancellation: cancellation, loadStarted: clock.now)
+        log(.debug, "engine loading", ["engine": id.description])
+    }
+
+    private func engineStarted(_ id: EngineID, failure: LegibleError?) {
+        guard let engine = engines[id] else { return }
+        if let failure {
+            engines[id] = nil
+            log(.error, "engine failed to load", ["engine": id.description, "reason": failure.message])
+            perform(scheduler.engineFailed(id, error: failure, now: now))
+            return
+        }
+        let milliseconds = Int((clock.now - engine.loadStarted).micros / 1000)
+        log(.info, "engine loaded", ["engine": id.description, "ms": String(milliseconds)])
+        perform(scheduler.engineLoaded(id, now: now))
+    }
+
+    private func start(_ dispatch: FrameScheduler<UInt64, Job>.Dispatch) {
+        let job = dispatch.job
+        let engineID = dispatch.engine
+        let session = dispatch.session
+        let waited = dispatch.waited
+        let context = FrameContext(
+            serial: dispatch.serial,
+            deadline: configuration.frameDeadlineMillis > 0 ? .milliseconds(configuration.frameDeadlineMillis) : nil,
+            textHeightHint: job.textHeightHint)
+        let server = LoopBound(self, loop: loop)
+        engines[engineID]!.thread.run { [loop] pipeline in
+            let outcome = pipeline.process(job.frame, settings: job.settings, context: context)
+            loop.execute {
+                server.value.completed(engine: engineID, session: session, job: job, waited: waited, outcome: outcome)
             }
         }
     }
 
-    private func completed(engine: EngineID, session: UInt64, job: Job, queued: Duration, outcome: FrameOutcome) {
+    private func completed(engine: EngineID, session: UInt64, job: Job, waited: Duration, outcome: FrameOutcome) {
         if let connection = connections[session] {
             var timing = Timing(
-                clientTimestampMicros: job.frame.clientTimestampMicros, queueMicros: queued.micros,
+                clientTimestampMicros: job.frame.clientTimestampMicros, queueMicros: waited.micros,
                 totalMicros: (clock.now - job.received).micros)
-            let result: FrameResult
             switch outcome {
             case .recognized(let recognition):
                 timing.decodeMicros = recognition.decodeMicros
                 timing.recognizeMicros = recognition.recognizeMicros
-                result = FrameResult(
-                    frameID: job.frame.frameID, status: .recognized, text: recognition.text, timing: timing,
-                    quality: recognition.quality, orientation: recognition.orientation)
+                connection.recognized(job.frame, recognition, timing: timing)
             case .failed(let error):
                 log(.debug, "frame failed", ["session": connection.sessionID, "reason": error.message])
-                result = FrameResult(
-                    frameID: job.frame.frameID, status: .failed, timing: timing,
-                    error: WireError(error, frameID: job.frame.frameID))
+                connection.answer(
+                    FrameResult(
+                        frameID: job.frame.frameID, status: .failed, timing: timing,
+                        error: WireError(error, frameID: job.frame.frameID)))
             }
-            connection.answer(result)
         }
-        start(scheduler.completed(engine: engine, session: session))
+        perform(scheduler.completed(engine: engine, now: now))
+    }
+
+    // MARK: Time
+
+    private func tick() {
+        perform(scheduler.tick(now: now))
+        let stall = Duration.seconds(configuration.writeStallSeconds)
+        for connection in Array(connections.values) { connection.checkWriteStall(limit: stall, now: clock.now) }
     }
 
     // MARK: Shutdown
@@ -302,4 +439,11 @@ final class SignalHandler: EventHandler {
             server.beginShutdown(signal: Int32(info.ssi_signo))
         }
     }
+}
+
+/// Carries the server into the loop's first task, before the loop thread is known (so a
+/// `LoopBound` cannot be made yet); the task runs on the loop thread.
+private struct UnsafeTransfer<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

@@ -6,37 +6,78 @@ public struct SessionConfiguration: Sendable {
     public var sessionID: String
     public var serverVersion: String
     public var limits: ServerLimits
-    /// Scripts with an engine on this server.
+    /// Scripts this server can serve (their default model is installed).
     public var availableScripts: [Script]
     /// Encodings the imaging pipeline decodes; others are answered `UNIMPLEMENTED`.
     public var supportedEncodings: Set<ImageEncoding>
+    /// The model each script reads.
+    public var models: ModelSelection
+    /// The Tesseract models installed on this server; a session needing another fails with
+    /// FAILED_PRECONDITION naming its Debian package.
+    public var installedModels: Set<String>
+    /// The engine pool as SessionStarted reports it.
+    public var engines: [EngineInfo]
 
     public init(
         sessionID: String, serverVersion: String, limits: ServerLimits, availableScripts: [Script],
-        supportedEncodings: Set<ImageEncoding> = Set(ImageEncoding.allCases)
+        supportedEncodings: Set<ImageEncoding> = Set(ImageEncoding.allCases), models: ModelSelection = ModelSelection(),
+        installedModels: Set<String>? = nil, engines: [EngineInfo] = []
     ) {
         self.sessionID = sessionID
         self.serverVersion = serverVersion
         self.limits = limits
         self.availableScripts = availableScripts
         self.supportedEncodings = supportedEncodings
+        self.models = models
+        self.installedModels = installedModels ?? Set(availableScripts.map { models.model(for: $0) })
+        self.engines = engines
     }
 }
 
 /// A session's options once validated: what every one of its frames is recognized with.
 public struct SessionSettings: Sendable, Hashable {
-    public var script: Script
+    /// The engine that reads this session's frames.
+    public var engineKey: EngineKey
+    /// The scripts asked for (directly or by language hints), first the main one.
+    public var scripts: [Script]
     public var request: RecognitionRequest
     /// The session's region of interest (upright pixels), for frames that do not bring one.
     public var regionOfInterest: Rect?
     public var autoOrientation: Bool
+    /// Lines lower than this fraction of the upright image's height are left out.
+    public var minimumTextHeight: Float
+    public var detectEntities: Bool
+    /// A pending frame older than this when an engine frees up is dropped.
+    public var maxFrameAge: Duration?
+    /// Results each line must hold its text for before a result is `stable`.
+    public var stableAfter: Int
+    public var waitForSteady: Bool
+    public var recognizeUnchanged: Bool
 
-    public init(script: Script, request: RecognitionRequest, regionOfInterest: Rect? = nil, autoOrientation: Bool = false) {
-        self.script = script
+    public init(
+        engineKey: EngineKey, scripts: [Script] = [.latin], request: RecognitionRequest = RecognitionRequest(),
+        regionOfInterest: Rect? = nil, autoOrientation: Bool = false, minimumTextHeight: Float = 0,
+        detectEntities: Bool = false, maxFrameAge: Duration? = nil, stableAfter: Int = SessionSettings.defaultStableAfter,
+        waitForSteady: Bool = false, recognizeUnchanged: Bool = false
+    ) {
+        self.engineKey = engineKey
+        self.scripts = scripts
         self.request = request
         self.regionOfInterest = regionOfInterest
         self.autoOrientation = autoOrientation
+        self.minimumTextHeight = minimumTextHeight
+        self.detectEntities = detectEntities
+        self.maxFrameAge = maxFrameAge
+        self.stableAfter = stableAfter
+        self.waitForSteady = waitForSteady
+        self.recognizeUnchanged = recognizeUnchanged
     }
+
+    /// `stable_after` when the client leaves it 0.
+    public static let defaultStableAfter = 3
+
+    /// The main script: the first asked for.
+    public var script: Script { scripts.first ?? .default }
 }
 
 /// The life of one session, from `StartSession` to `SessionSummary`, as pure state.
@@ -60,8 +101,10 @@ public struct SessionStateMachine {
     }
 
     public enum Action: Sendable, Hashable {
-        /// Register the session with the scheduler for `settings.script`.
+        /// Register the session with the scheduler for `settings.engineKey`.
         case register(SessionSettings)
+        /// The session's options changed (from the next frame on).
+        case update(SessionSettings)
         /// Send this message.
         case send(ServerMessage)
         /// Schedule this frame for recognition (it is validated, not decoded).
@@ -105,12 +148,11 @@ public struct SessionStateMachine {
         case (.active(let settings), .update(let update)):
             switch resolve(update.options) {
             case .failure(let error):
+                // A bad update is refused; the session goes on with the options it had.
                 return [.send(.error(WireError(error)))]
-            case .success(let newSettings) where newSettings.script != settings.script:
-                return [.send(.error(WireError(LegibleError(.failedPrecondition, "a session's script cannot change; start a new session"))))]
             case .success(let newSettings):
                 state = .active(newSettings)
-                return []
+                return newSettings == settings ? [] : [.update(newSettings)]
             }
         case (.draining, .update):
             return [.send(.error(WireError(LegibleError(.failedPrecondition, "UpdateSession sent after EndSession"))))]
@@ -170,40 +212,84 @@ public struct SessionStateMachine {
             state = .active(settings)
             let started = SessionStarted(
                 sessionID: configuration.sessionID, serverVersion: configuration.serverVersion,
-                limits: configuration.limits, availableScripts: configuration.availableScripts)
+                limits: configuration.limits, availableScripts: configuration.availableScripts,
+                engines: configuration.engines)
             return [.register(settings), .send(.started(started))]
         }
     }
 
+    /// Custom words a session may give, and how long each may be.
+    public static let maxCustomWords = 1000
+    public static let maxCustomWordBytes = 100
+    public static let maxCandidates: UInt32 = 10
+
     /// Validates options and resolves the server's defaults.
     private func resolve(_ options: RecognitionOptions) -> Result<SessionSettings, LegibleError> {
+        do throws(LegibleError) {
+            return .success(try settings(from: options))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func settings(from options: RecognitionOptions) throws(LegibleError) -> SessionSettings {
         var scripts: [Script] = []
         for value in options.scripts {
             switch value {
-            case .known(let script): scripts.append(script)
+            case .known(let script): if !scripts.contains(script) { scripts.append(script) }
             case .unknown(0): continue
-            case .unknown(let raw): return .failure(LegibleError(.invalidArgument, "unknown script \(raw)"))
+            case .unknown(let raw): throw LegibleError(.invalidArgument, "unknown script \(raw)")
             }
         }
-        guard scripts.count <= 1 else {
-            return .failure(LegibleError(.unimplemented, "a session reads one script; several per session are not supported yet"))
+        let models = try configuration.models.models(scripts: scripts, languageHints: options.languageHints)
+        let missing = models.filter { !configuration.installedModels.contains($0) }
+        if !missing.isEmpty {
+            let packages = missing.map(ModelCatalog.debianPackage(for:)).joined(separator: ", ")
+            throw LegibleError(
+                .failedPrecondition,
+                "this server has no Tesseract model \(missing.joined(separator: ", ")): install the Debian package \(packages)")
         }
-        let script = scripts.first ?? .default
-        guard configuration.availableScripts.contains(script) else {
-            return .failure(
-                LegibleError(
-                    .failedPrecondition,
-                    "no model for script \(script) on this server: install the Debian package \(script.debianPackage)"))
+        for hint in options.languageHints {
+            let script = try LanguageHint(hint).script
+            if !scripts.contains(script) { scripts.append(script) }
         }
+        if scripts.isEmpty { scripts = [.default] }
         if let region = options.regionOfInterest, let error = Self.validate(region, of: "the session's") {
-            return .failure(error)
+            throw error
         }
+        guard options.maxCandidates <= Self.maxCandidates else {
+            throw LegibleError(.invalidArgument, "max_candidates is \(options.maxCandidates); at most \(Self.maxCandidates)")
+        }
+        guard options.minimumTextHeight >= 0, options.minimumTextHeight <= 1 else {
+            throw LegibleError(
+                .invalidArgument, "minimum_text_height is \(options.minimumTextHeight); it is a fraction of the image height, 0...1")
+        }
+        guard options.customWords.count <= Self.maxCustomWords else {
+            throw LegibleError(.invalidArgument, "\(options.customWords.count) custom words; at most \(Self.maxCustomWords)")
+        }
+        for word in options.customWords {
+            let trimmed = word.trimmingWhitespace
+            guard !trimmed.isEmpty, trimmed.utf8.count <= Self.maxCustomWordBytes,
+                !trimmed.contains(where: { $0.isWhitespace })
+            else {
+                throw LegibleError(
+                    .invalidArgument,
+                    "custom word '\(word.prefix(40))' is not one word of at most \(Self.maxCustomWordBytes) bytes")
+            }
+        }
+        let key = EngineKey(
+            models: models, customWords: options.customWords.map(\.trimmingWhitespace),
+            languageCorrection: options.languageCorrection ?? true)
         let request = RecognitionRequest(
-            mode: options.mode ?? .text, level: options.level ?? .fast, includeSymbols: options.includeSymbols)
-        return .success(
-            SessionSettings(
-                script: script, request: request, regionOfInterest: options.regionOfInterest,
-                autoOrientation: options.autoOrientation))
+            mode: options.mode ?? .text, level: options.level ?? .fast, includeSymbols: options.includeSymbols,
+            maxCandidates: Int(options.maxCandidates))
+        return SessionSettings(
+            engineKey: key, scripts: scripts, request: request, regionOfInterest: options.regionOfInterest,
+            autoOrientation: options.autoOrientation, minimumTextHeight: options.minimumTextHeight,
+            detectEntities: options.detectEntities,
+            maxFrameAge: options.maxFrameAgeMillis > 0 ? .milliseconds(Int(options.maxFrameAgeMillis)) : nil,
+            stableAfter: options.stableAfter > 0 ? Int(options.stableAfter) : SessionSettings.defaultStableAfter,
+            waitForSteady: options.waitForSteady, recognizeUnchanged: options.recognizeUnchanged)
     }
 
     /// An empty rectangle can never hold text; whether it meets the image is known only after
@@ -257,5 +343,11 @@ public struct SessionStateMachine {
     private mutating func fail(_ error: LegibleError) -> [Action] {
         state = .closed
         return [.send(.error(WireError(error, fatal: true))), .close]
+    }
+}
+
+extension String {
+    fileprivate var trimmingWhitespace: String {
+        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 }

@@ -133,3 +133,39 @@ public struct LoopBound<Value>: @unchecked Sendable {
         return stored
     }
 }
+
+/// Calls `fire` on the loop thread every `interval` (a timerfd in the loop's epoll set), until
+/// `cancel()`.
+public final class RepeatingTimer: EventHandler {
+    public let descriptor: Int32
+    private let loop: EventLoop
+    private let fire: () -> Void
+
+    /// Starts the timer; on the loop thread only.
+    public init(loop: EventLoop, interval: Duration, fire: @escaping () -> Void) throws(LegibleError) {
+        descriptor = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK) | Int32(TFD_CLOEXEC))
+        guard descriptor >= 0 else { throw .system("timerfd_create") }
+        self.loop = loop
+        self.fire = fire
+        let (seconds, attoseconds) = interval.components
+        let period = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var spec = itimerspec(it_interval: period, it_value: period)
+        guard timerfd_settime(descriptor, 0, &spec, nil) == 0 else {
+            close(descriptor)
+            throw .system("timerfd_settime")
+        }
+        try loop.register(descriptor, handler: self)
+    }
+
+    public func cancel() {
+        loop.unregister(descriptor)
+    }
+
+    deinit { close(descriptor) }
+
+    public func handleEvents(readable: Bool, writable: Bool, hangup: Bool) {
+        var expirations: UInt64 = 0
+        guard read(descriptor, &expirations, 8) == 8 else { return }
+        fire()
+    }
+}

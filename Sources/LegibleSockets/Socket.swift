@@ -245,12 +245,3 @@ public final class Socket: @unchecked Sendable {
         return out
     }
 }
-
-extension LegibleError {
-    /// The current `errno` as a Legible error.
-    public static func system(_ operation: String, code: Code = .internal) -> LegibleError {
-        let number = errno
-        let reason = String(cString: strerror(number))
-        return LegibleError(code, "\(operation): \(reason)", cause: SystemError(operation, errno: number, reason: reason))
-    }
-}

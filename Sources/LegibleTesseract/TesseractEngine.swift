@@ -6,62 +6,87 @@ public import LegibleCore
 public enum PageSegmentation: Int, Sendable, Hashable, CaseIterable {
     /// PSM 3: full layout analysis, no orientation detection.
     case auto = 3
+    /// PSM 4: one column of text of variable sizes.
+    case singleColumn = 4
     /// PSM 6: one uniform block of text.
     case singleBlock = 6
     /// PSM 11: as much text as possible, in no particular order.
     case sparseText = 11
 
-    /// The default for `MODE_TEXT` camera frames: sparse text. Camera scenes are scattered
-    /// labels and signs rather than a page, and on the fixtures it was the only mode that read
-    /// the label's "OFF" right, for ~5-13 % more time than single block. Measured on
-    /// scripts/make-fixtures.py's frames with `legible-floor --psm N --repeat 10 --warmup 2`
-    /// (release build, OMP_THREAD_LIMIT=1, 2 cores), median ms and CER:
+    /// The segmentation for a recognition, by mode, region of interest and models.
     ///
-    ///     PSM              camera-720p eng   camera-720p Latin   label-640x480 eng   label Latin
-    ///     3  auto          109 ms  0.0 %     165 ms  0.0 %        34 ms  6.5 %        50 ms  9.7 %
-    ///     6  single block   95 ms  0.0 %     150 ms  0.0 %        32 ms  6.5 %        58 ms  9.7 %
-    ///     11 sparse text   108 ms  0.0 %     165 ms  0.0 %        34 ms  0.0 %        48 ms  0.0 %
-    ///
-    /// On 15 more 640x480 label renders (5 texts x 3 sizes), eng: CER 1.9 / 1.9 / 1.0 % and
-    /// 544 / 523 / 550 ms in total for PSM 3 / 6 / 11.
-    public static let textDefault = PageSegmentation.sparseText
+    /// - `MODE_DOCUMENT`: auto (PSM 3): pages have columns, paragraphs and reading order.
+    /// - `MODE_TEXT` with a region of interest: a uniform block (PSM 6): the client framed
+    ///   one label or line, and block mode reads it without hunting for scattered text.
+    /// - `MODE_TEXT`: sparse text (PSM 11): camera scenes are scattered signs and labels
+    ///   rather than a page; on the label fixture it was the only mode that read "OFF" right,
+    ///   for ~5-13 % more time than block mode (README's table).
+    /// - Korean in either mode: single column (PSM 4). Measured on the generated Korean scene
+    ///   (`make bench-models`): sparse text split the lines into fragments (CER 0.29, kor) and
+    ///   auto missed most of them (0.83), while PSM 4 and 6 read it exactly.
+    public static func choose(mode: RecognitionMode, hasRegionOfInterest: Bool, models: [String]) -> PageSegmentation {
+        if models.contains(where: { $0 == "kor" || $0 == "Hangul" }) {
+            return hasRegionOfInterest ? .singleBlock : .singleColumn
+        }
+        switch mode {
+        case .document: return .auto
+        case .text: return hasRegionOfInterest ? .singleBlock : .sparseText
+        }
+    }
 }
 
-/// One Tesseract instance reading one model: the `Recognizer` of one script.
+/// One Tesseract instance reading one engine key's models: a `Recognizer`.
 ///
-/// Owns a `TessBaseAPI` and its `ETEXT_DESC` monitor (kept for cancel and deadlines), both
-/// freed in `deinit` only: Swift runs `deinit` when an init throws after every stored property
-/// is set, so freeing them in the init as well would free them twice. Not `Sendable`: a
+/// Owns a `TessBaseAPI` and its `ETEXT_DESC` monitor (for cancel and deadlines), both freed
+/// in `deinit` only: Swift runs `deinit` when an init throws after every stored property is
+/// set, so freeing them in the init as well would free them twice. Not `Sendable`: a
 /// Tesseract handle must stay on the one thread that created it.
+///
+/// The levels (measured on scripts/camera_frames.py's frames, `make bench-models`):
+/// - FAST: one pass with Tesseract's global (Otsu) threshold; large text is first shrunk
+///   toward `fastWordHeight` when the session's last result says it is large.
+/// - ACCURATE: a pass with Sauvola's adaptive threshold on the image made dark-on-light;
+///   small text is read again enlarged toward `accurateWordHeight`; when that still finds
+///   little, a global-threshold pass too. The reading with the best score is kept.
 public final class TesseractEngine: Recognizer {
-    public let script: Script
-    /// The Tesseract model name(s) given to `Init`, such as `eng`, `Latin` or `jpn+eng`.
-    public let model: String
-    /// The page segmentation for `MODE_TEXT`; `MODE_DOCUMENT` always uses `.auto`.
-    public var textSegmentation: PageSegmentation
+    public let key: EngineKey
+    public let cancellation: RecognitionCancellation
+    /// The page segmentation to force in every mode (benchmarks); nil chooses per request.
+    public var segmentationOverride: PageSegmentation?
 
     private let api: OpaquePointer
     private let monitor: OpaquePointer
     /// Model name → BCP-47, so each word costs a dictionary look-up, not a table scan.
     private var languageTags: [String: String] = [:]
 
-    /// Loads `model` from `tessdata`.
+    /// FAST shrinks text whose words are taller than `fastShrinkAbove` px toward this height
+    /// (x-height ≈ 20 px): NOTES measured no loss down to an x-height of ~25 px and half the
+    /// time; the generated "big" scene read exactly at 22-31 px word height.
+    public static let fastWordHeight = 32.0
+    public static let fastShrinkAbove = 48.0
+    /// ACCURATE enlarges text whose median word height is under `accurateEnlargeBelow` px
+    /// toward this height (x-height ≈ 30 px), up to `maximumEnlargement` and `maximumPixels`.
+    static let accurateWordHeight = 40.0
+    static let accurateEnlargeBelow = 16.0
+    static let maximumEnlargement = 3.0
+    static let maximumPixels = 12_000_000.0
+    /// ACCURATE adds a global-threshold pass when the words read so far have a mean
+    /// confidence under this.
+    static let accurateRetryBelowConfidence: Float = 0.8
+
+    /// Loads `key`'s models from `tessdata`.
     ///
     /// - Throws: `.failedPrecondition` when a model file is missing (naming the Debian package
     ///   that installs it) or Tesseract cannot load it; `.internal` if a handle cannot be made.
     public init(
-        tessdata: String, model: String, script: Script,
-        textSegmentation: PageSegmentation = .textDefault
+        tessdata: String, key: EngineKey, cancellation: RecognitionCancellation = RecognitionCancellation()
     ) throws(LegibleError) {
         // Check the files first: Tesseract's own failure is a line on stderr and -1.
-        for name in model.split(separator: "+").map(String.init) {
-            let path = tessdata.hasSuffix("/") ? "\(tessdata)\(name).traineddata" : "\(tessdata)/\(name).traineddata"
-            if access(path, R_OK) != 0 {
-                throw LegibleError(
-                    .failedPrecondition,
-                    "Tesseract model '\(name)' is missing: no \(path); install the Debian package "
-                        + "\(TesseractModels.debianPackage(for: name)) or pass --tessdata with the folder that holds it")
-            }
+        for name in key.models where !TesseractModels.isInstalled(name, in: tessdata) {
+            throw LegibleError(
+                .failedPrecondition,
+                "Tesseract model '\(name)' is not installed: install the Debian package "
+                    + "\(ModelCatalog.debianPackage(for: name)) (or pass --tessdata with the folder that holds it)")
         }
         guard let api = TessBaseAPICreate() else {
             throw LegibleError(.internal, "TessBaseAPICreate failed")
@@ -72,21 +97,71 @@ public final class TesseractEngine: Recognizer {
         }
         self.api = api
         self.monitor = monitor
-        self.script = script
-        self.model = model
-        self.textSegmentation = textSegmentation
+        self.key = key
+        self.cancellation = cancellation
+
+        // The monitor asks this callback between words whether to stop.
+        TessMonitorSetCancelFunc(monitor) { cancelThis, _ in
+            guard let cancelThis else { return false }
+            return Unmanaged<RecognitionCancellation>.fromOpaque(cancelThis).takeUnretainedValue().isCancelled
+        }
+        TessMonitorSetCancelThis(monitor, Unmanaged.passUnretained(cancellation).toOpaque())
 
         // "Estimating resolution as N" goes to debug_file on every frame. The resolution itself
         // is left to Tesseract's estimate: forcing 300 dpi made camera frames worse (NOTES).
         _ = TessBaseAPISetVariable(api, "debug_file", "/dev/null")
+        try Self.initialise(api, tessdata: tessdata, key: key)
+    }
+
+    /// `Init4` with the settings Tesseract reads only there (NOTES: set afterwards, user words
+    /// and the dictionaries are accepted and ignored).
+    private static func initialise(_ api: OpaquePointer, tessdata: String, key: EngineKey) throws(LegibleError) {
+        var variables: [(String, String)] = []
+        var wordsFile: String?
+        defer { if let wordsFile { unlink(wordsFile) } }
+        if !key.customWords.isEmpty {
+            wordsFile = try writeWordsFile(key.customWords)
+            variables.append(("user_words_file", wordsFile!))
+        }
+        if !key.languageCorrection {
+            variables += [("load_system_dawg", "0"), ("load_freq_dawg", "0")]
+        }
+        let names = variables.map { strdup($0.0) }
+        let values = variables.map { strdup($0.1) }
+        defer { (names + values).forEach { free($0) } }
+        var namePointers = names
+        var valuePointers = values
         // Debian's models are LSTM-only: the legacy engine modes fail to init with them.
-        if TessBaseAPIInit2(api, tessdata, model, OEM_LSTM_ONLY) != 0 {
+        let status = namePointers.withUnsafeMutableBufferPointer { namesBuffer in
+            valuePointers.withUnsafeMutableBufferPointer { valuesBuffer in
+                TessBaseAPIInit4(
+                    api, tessdata, key.modelSpec, OEM_LSTM_ONLY, nil, 0, namesBuffer.baseAddress, valuesBuffer.baseAddress,
+                    variables.count, 0)
+            }
+        }
+        if status != 0 {
             throw LegibleError(
                 .failedPrecondition,
-                "Tesseract cannot load model '\(model)' from \(tessdata); reinstall "
-                    + model.split(separator: "+").map { TesseractModels.debianPackage(for: String($0)) }.joined(
-                        separator: ", "))
+                "Tesseract cannot load model '\(key.modelSpec)'; reinstall "
+                    + key.models.map(ModelCatalog.debianPackage(for:)).joined(separator: ", "))
         }
+    }
+
+    /// One word per line in a private temporary file (Tesseract reads user words from a file).
+    private static func writeWordsFile(_ words: [String]) throws(LegibleError) -> String {
+        var template = Array("/tmp/legible-words-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw .system("mkstemp") }
+        defer { close(fd) }
+        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        // A word with a line break would be two words; such input cannot be meant.
+        let body = Array(words.map { $0.filter { !$0.isNewline } }.joined(separator: "\n").utf8) + [10]
+        let written = body.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard written == body.count else {
+            unlink(path)
+            throw .system("write user words")
+        }
+        return path
     }
 
     deinit {
@@ -95,39 +170,198 @@ public final class TesseractEngine: Recognizer {
         TessMonitorDelete(monitor)
     }
 
-    /// Recognizes `image` with one result-iterator walk (word level, or symbol level when
-    /// `request.includeSymbols`), building each parent's text from its children.
-    public func recognize(_ image: GrayImage, request: RecognitionRequest) throws(LegibleError) -> RecognizedText {
+    // MARK: Recognition
+
+    public func recognize(
+        _ image: GrayImage, request: RecognitionRequest, job: UInt64 = 0, deadline: Duration? = nil
+    ) throws(LegibleError) -> RecognizedText {
         let empty = RecognizedText(imageWidth: image.width, imageHeight: image.height)
         // 0x0 works but makes Leptonica log errors; 32768 px or more fails ("Image too large").
         guard image.width > 0, image.height > 0 else { return empty }
         guard image.width < 32768, image.height < 32768 else {
             throw LegibleError(.invalidArgument, "image of \(image.width)x\(image.height) is too large for Tesseract")
         }
-        let segmentation = request.mode == .document ? PageSegmentation.auto : textSegmentation
+        cancellation.begin(job)
+        let clock = ContinuousClock()
+        let started = clock.now
+        // Once set, the monitor's deadline cannot be cleared: "none" is a month.
+        let milliseconds = deadline.map { max(1, Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)) }
+        TessMonitorSetDeadlineMSecs(monitor, milliseconds ?? Int32.max)
+        let segmentation =
+            segmentationOverride
+            ?? PageSegmentation.choose(
+                mode: request.mode, hasRegionOfInterest: request.hasRegionOfInterest, models: key.models)
         TessBaseAPISetPageSegMode(api, TessPageSegMode(rawValue: UInt32(segmentation.rawValue)))
-        defer { TessBaseAPIClear(api) }
+        let wantsChoices = request.maxCandidates > 0
+        _ = TessBaseAPISetVariable(api, "lstm_choice_mode", wantsChoices ? "2" : "0")
+        // Ratings come back through `100 - coefficient × rating`, clipped at 0: a small
+        // coefficient keeps the alternatives' ratings (20-70) from all reading 0 (NOTES).
+        _ = TessBaseAPISetVariable(api, "lstm_rating_coefficient", wantsChoices ? "0.01" : "5")
 
-        // The raw bytes, not a Pix: a row-wise memcpy into a Pix scrambles the byte order (NOTES).
-        // SetImage copies the pixels, so the buffer need not outlive this call.
-        let status = image.pixels.withUnsafeBufferPointer { pixels in
-            TessBaseAPISetImage(
-                api, pixels.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.bytesPerRow))
-            return TessBaseAPIRecognize(api, monitor)
+        func checkStop() throws(LegibleError) {
+            if cancellation.isCancelled { throw LegibleError(.cancelled, "the recognition was cancelled") }
+            if let deadline, clock.now - started >= deadline {
+                throw LegibleError(.deadlineExceeded, "the recognition took longer than the \(deadline) deadline")
+            }
         }
-        guard status == 0 else {
-            throw LegibleError(.internal, "Tesseract recognition failed (status \(status))")
+
+        var best: Reading
+        switch request.level {
+        case .fast:
+            if let hint = request.textHeightHint, hint > Self.fastShrinkAbove,
+                let shrunk = LeptonicaImage(image)?.scaled(by: max(0.25, Self.fastWordHeight / hint))
+            {
+                best = try read(.pix(shrunk, scale: Double(image.width) / Double(shrunk.width)), .global, request)
+            } else {
+                best = try read(.gray(image), .global, request)
+            }
+            try checkStop()
+        case .accurate:
+            let lightText = Self.hasLightText(image)
+            let base = lightText ? LeptonicaImage(image)?.inverted() : nil
+            best = try read(base.map { .pix($0, scale: 1) } ?? .gray(image), .adaptive, request)
+            try checkStop()
+            if let height = best.medianWordHeight, height < Self.accurateEnlargeBelow {
+                var factor = min(Self.maximumEnlargement, Self.accurateWordHeight / height)
+                factor = min(factor, (Self.maximumPixels / Double(image.width * image.height)).squareRoot())
+                if factor > 1.2, let enlarged = (base ?? LeptonicaImage(image))?.scaled(by: factor) {
+                    let reading = try read(.pix(enlarged, scale: Double(image.width) / Double(enlarged.width)), .adaptive, request)
+                    try checkStop()
+                    if reading.score > best.score { best = reading }
+                }
+            }
+            if best.meanConfidence < Self.accurateRetryBelowConfidence {
+                // Tesseract's own threshold inverts line by line where it reads better, which
+                // suits frames with both dark and light text.
+                let reading = try read(.gray(image), .global, request)
+                try checkStop()
+                if reading.score > best.score { best = reading }
+            }
         }
-        guard let iterator = TessBaseAPIGetIterator(api) else { return empty }
-        defer { TessResultIteratorDelete(iterator) }
-        return walk(iterator, request: request, width: image.width, height: image.height)
+        var text = best.text
+        text.imageWidth = image.width
+        text.imageHeight = image.height
+        return text
     }
 
+    /// What one pass read, and how much confident text that is.
+    private struct Reading {
+        var text: RecognizedText
+        /// Σ over words of characters × how far the confidence is above one half, scaled to
+        /// 0…1: a reading with more text read confidently scores higher. On the generated
+        /// hard frames (small, inverted, dim, blurred) the best-scoring pass was always the
+        /// one with the lowest CER.
+        var score: Double
+        var meanConfidence: Float
+        var medianWordHeight: Double?
+    }
+
+    private enum Source {
+        case gray(GrayImage)
+        /// A Leptonica image and the full-image pixels per pixel of it.
+        case pix(LeptonicaImage, scale: Double)
+    }
+
+    private enum Threshold: String {
+        /// Tesseract's default global (Otsu) threshold.
+        case global = "0"
+        /// Sauvola's adaptive threshold (Tesseract's thresholding_method 2): it read small,
+        /// dim and unevenly lit text that the global threshold lost (README's table).
+        case adaptive = "2"
+    }
+
+    private func read(_ source: Source, _ threshold: Threshold, _ request: RecognitionRequest) throws(LegibleError)
+        -> Reading
+    {
+        _ = TessBaseAPISetVariable(api, "thresholding_method", threshold.rawValue)
+        defer { TessBaseAPIClear(api) }
+        let status: Int32
+        var scale = 1.0
+        var width = 0
+        var height = 0
+        switch source {
+        case .gray(let image):
+            // The raw bytes: a row-wise memcpy into a Pix would scramble the byte order (NOTES).
+            // SetImage copies the pixels, so the buffer need not outlive this call.
+            (width, height) = (image.width, image.height)
+            status = image.pixels.withUnsafeBufferPointer { pixels in
+                TessBaseAPISetImage(
+                    api, pixels.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.bytesPerRow))
+                return TessBaseAPIRecognize(api, monitor)
+            }
+        case .pix(let image, let factor):
+            scale = factor
+            (width, height) = (image.width, image.height)
+            TessBaseAPISetImage2(api, image.pix)
+            status = TessBaseAPIRecognize(api, monitor)
+        }
+        guard status == 0 else {
+            if cancellation.isCancelled { throw LegibleError(.cancelled, "the recognition was cancelled") }
+            throw LegibleError(.deadlineExceeded, "the recognition was stopped at its deadline")
+        }
+        var reading = Reading(text: RecognizedText(imageWidth: width, imageHeight: height), score: 0, meanConfidence: 0)
+        if let iterator = TessBaseAPIGetIterator(api) {
+            defer { TessResultIteratorDelete(iterator) }
+            reading.text = walk(iterator, request: request, width: width, height: height)
+        }
+        let words = reading.text.words
+        reading.score = words.reduce(0) { $0 + Double($1.text.count) * Double(max(0, $1.confidence - 0.5) * 2) }
+        reading.meanConfidence = words.isEmpty ? 0 : words.reduce(0) { $0 + $1.confidence } / Float(words.count)
+        if !words.isEmpty {
+            let heights = words.map { Double($0.frame.height) }.sorted()
+            reading.medianWordHeight = heights[heights.count / 2]
+        }
+        if scale != 1 {
+            reading.text = reading.text.mapped(by: CoordinateMap(scale: scale))
+            reading.medianWordHeight = reading.medianWordHeight.map { $0 * scale }
+        }
+        return reading
+    }
+
+    /// Whether the image is mostly dark with lighter marks: its median gray is below the middle
+    /// of its 5th and 95th percentiles (from every 4th pixel of every 4th row). Right on every
+    /// generated frame, dark-on-light and light-on-dark, dim and uneven.
+    static func hasLightText(_ image: GrayImage) -> Bool {
+        var histogram = [Int](repeating: 0, count: 256)
+        var count = 0
+        image.pixels.withUnsafeBufferPointer { pixels in
+            var y = 0
+            while y < image.height {
+                var x = 0
+                let row = y * image.bytesPerRow
+                while x < image.width {
+                    histogram[Int(pixels[row + x])] += 1
+                    count += 1
+                    x += 4
+                }
+                y += 4
+            }
+        }
+        guard count > 0 else { return false }
+        func percentile(_ p: Double) -> Int {
+            let target = Int(Double(count) * p)
+            var seen = 0
+            for (level, n) in histogram.enumerated() {
+                seen += n
+                if seen > target { return level }
+            }
+            return 255
+        }
+        return Double(percentile(0.5)) < Double(percentile(0.05) + percentile(0.95)) / 2
+    }
+
+    // MARK: The iterator walk
+
+    /// One result-iterator walk (word level, or symbol level for symbols or candidates),
+    /// building each parent's text from its children.
     private func walk(_ iterator: OpaquePointer, request: RecognitionRequest, width: Int, height: Int) -> RecognizedText {
         // The page iterator is the result iterator seen as its base class: not to be deleted.
         let page = TessResultIteratorGetPageIterator(iterator)
-        let level = request.includeSymbols ? RIL_SYMBOL : RIL_WORD
-        var tree = TreeBuilder(document: request.mode == .document)
+        let bySymbol = request.includeSymbols || request.maxCandidates > 0
+        let level = bySymbol ? RIL_SYMBOL : RIL_WORD
+        var tree = TreeBuilder(
+            document: request.mode == .document, keepSymbols: request.includeSymbols,
+            maxCandidates: min(10, request.maxCandidates))
         repeat {
             if TessPageIteratorIsAtBeginningOf(page, RIL_BLOCK) != 0 {
                 tree.closeBlock()
@@ -136,19 +370,25 @@ public final class TesseractEngine: Recognizer {
             } else if TessPageIteratorIsAtBeginningOf(page, RIL_TEXTLINE) != 0 {
                 tree.closeLine()
             }
-            if !request.includeSymbols || TessPageIteratorIsAtBeginningOf(page, RIL_WORD) != 0 {
+            if TessPageIteratorIsAtBeginningOf(page, RIL_TEXTLINE) != 0 {
+                // Tesseract's own line text knows where the spaces are (a CJK line's "words"
+                // are not separated by spaces); one call per line.
+                tree.beginLine(text: Self.text(iterator, RIL_TEXTLINE))
+            }
+            if !bySymbol || TessPageIteratorIsAtBeginningOf(page, RIL_WORD) != 0 {
                 tree.closeWord()
                 tree.openWord(
-                    text: request.includeSymbols ? nil : Self.text(iterator, RIL_WORD),
+                    text: bySymbol ? nil : Self.text(iterator, RIL_WORD),
                     frame: Self.frame(page, RIL_WORD),
                     confidence: Self.confidence(iterator, RIL_WORD),
                     language: language(iterator))
             }
-            if request.includeSymbols {
+            if bySymbol {
                 tree.addSymbol(
                     TextSymbol(
                         text: Self.text(iterator, RIL_SYMBOL), frame: Self.frame(page, RIL_SYMBOL),
-                        confidence: Self.confidence(iterator, RIL_SYMBOL)))
+                        confidence: Self.confidence(iterator, RIL_SYMBOL)),
+                    choices: request.maxCandidates > 0 ? Self.choices(iterator) : [])
             }
         } while TessResultIteratorNext(iterator, level) != 0
         return tree.finish(width: width, height: height)
@@ -176,12 +416,27 @@ public final class TesseractEngine: Recognizer {
         min(1, max(0, TessResultIteratorConfidence(iterator, level) / 100))
     }
 
+    /// The current symbol's alternatives with their CTC ratings (−log likelihood of the path
+    /// through that character; lower is likelier), recovered from the choice iterator's
+    /// `100 - 0.01 × rating` (set in `recognize`).
+    private static func choices(_ iterator: OpaquePointer) -> [SymbolChoice] {
+        guard let choice = TessResultIteratorGetChoiceIterator(iterator) else { return [] }
+        defer { TessChoiceIteratorDelete(choice) }
+        var out: [SymbolChoice] = []
+        repeat {
+            guard let text = TessChoiceIteratorGetUTF8Text(choice) else { continue }
+            let rating = Double(100 - TessChoiceIteratorConfidence(choice)) / 0.01
+            out.append(SymbolChoice(text: String(cString: text), rating: rating))
+        } while TessChoiceIteratorNext(choice) != 0
+        return out
+    }
+
     /// The BCP-47 tag of the model that read the current word (not owned: no free).
     private func language(_ iterator: OpaquePointer) -> String? {
         guard let name = TessResultIteratorWordRecognitionLanguage(iterator) else { return nil }
         let model = String(cString: name)
         if let tag = languageTags[model] { return tag }
-        let tag = TesseractModels.languageTag(for: model)
+        let tag = ModelCatalog.languageTag(for: model)
         languageTags[model] = tag
         return tag
     }

@@ -4,9 +4,26 @@ internal import LegibleCore
 ///
 /// The walk only ever touches the innermost open element; each parent is assembled once, when
 /// it closes, from locals (NOTES: a builder mutating nested arrays in the loop took 214 ms where
-/// the raw walk took 23 ms). `close…` calls are idempotent: closing a block closes its paragraph, line and word.
+/// the raw walk took 23 ms). `close…` calls are idempotent: closing a block closes its
+/// paragraph, line and word.
+///
+/// Breaks (document mode), as Cloud Vision's `DetectedBreak`, from where each word sits:
+/// - the last word of a paragraph: `LINE_BREAK`;
+/// - the last word of another line: `HYPHEN` when it ends with a hyphen, else `EOL_SURE_SPACE`;
+/// - a word followed in its line by a gap wider than `sureSpaceGap` × the line's median
+///   word height: `SURE_SPACE` (a wide gap, as between table cells or label fields);
+/// - any other word: `SPACE`.
+/// A word's break is also set on its last symbol.
 struct TreeBuilder {
     let document: Bool
+    /// Keep each word's symbols in the result (they are always collected to build the text
+    /// and candidates when the walk is at symbol level).
+    let keepSymbols: Bool
+    let maxCandidates: Int
+
+    /// Gap between words, relative to the line's median word height, from which a space is
+    /// "sure" (about two ordinary spaces in DejaVu and Noto at camera sizes).
+    static let sureSpaceGap = 0.9
 
     private var blocks: [TextBlock] = []
     private var allLines: [String] = []
@@ -16,21 +33,32 @@ struct TreeBuilder {
     private var blockParagraphs: [TextParagraph] = []
     private var blockStats = Stats()
 
-    // The open paragraph (document mode): its lines go to the block when it closes, so the last
-    // word's break can still become a line break.
+    // The open paragraph: its lines go to the block when it closes, so the last word's break
+    // can still become a line break.
     private var paragraphLines: [TextLine] = []
     private var paragraphStats = Stats()
 
     // The open line.
+    private var lineText: String?
     private var lineWords: [TextElement] = []
     private var lineStats = Stats()
 
     // The open word.
     private var word: TextElement?
     private var wordLanguage: String?
+    private var wordChoices: [[SymbolChoice]] = []
 
-    init(document: Bool) {
+    init(document: Bool, keepSymbols: Bool = false, maxCandidates: Int = 0) {
         self.document = document
+        self.keepSymbols = keepSymbols
+        self.maxCandidates = maxCandidates
+    }
+
+    /// A line begins; `text` is Tesseract's text of the whole line (spaced as it reads it).
+    mutating func beginLine(text: String) {
+        closeLine()
+        let trimmed = CJKSpacing.normalized(text)
+        lineText = trimmed.isEmpty ? nil : trimmed
     }
 
     /// A word begins; `text` is nil when it is to be built from its symbols.
@@ -39,34 +67,42 @@ struct TreeBuilder {
             text: text ?? "", frame: frame, confidence: confidence,
             recognizedLanguages: language.map { [$0] } ?? [])
         wordLanguage = language
+        wordChoices = []
     }
 
-    mutating func addSymbol(_ symbol: TextSymbol) {
+    mutating func addSymbol(_ symbol: TextSymbol, choices: [SymbolChoice] = []) {
         guard !symbol.text.isEmpty else { return }
+        var symbol = symbol
+        if maxCandidates > 0 {
+            symbol.candidates =
+                choices.isEmpty
+                ? [Candidate(text: symbol.text, confidence: symbol.confidence)]
+                : CandidateRanking.symbolCandidates(choices, limit: maxCandidates)
+            wordChoices.append(choices.isEmpty ? [SymbolChoice(text: symbol.text, rating: 0)] : choices)
+        }
         word?.symbols.append(symbol)
         word?.text += symbol.text
     }
 
     mutating func closeWord() {
-        guard let word else { return }
+        guard var word else { return }
         self.word = nil
         // Tesseract can report words that are only spaces; they are not text.
         guard word.text.contains(where: { !$0.isWhitespace }) else { return }
+        if maxCandidates > 0 { word.candidates = CandidateRanking.wordCandidates(wordChoices, limit: maxCandidates) }
+        if !keepSymbols && !document { word.symbols = [] }
         lineWords.append(word)
         lineStats.add(word.confidence, wordLanguage)
     }
 
     mutating func closeLine() {
         closeWord()
+        let text = lineText
+        lineText = nil
         guard !lineWords.isEmpty else { return }
-        if document {
-            for index in lineWords.indices {
-                lineWords[index].recognizedBreak = RecognizedBreak(
-                    kind: index == lineWords.count - 1 ? .eolSureSpace : .space)
-            }
-        }
+        if document { assignBreaksWithinLine() }
         let line = TextLine(
-            text: lineWords.map(\.text).joined(separator: " "),
+            text: text ?? lineWords.map(\.text).joined(separator: " "),
             frame: lineWords.reduce(Rect(x: 0, y: 0, width: 0, height: 0)) { $0.union($1.frame) },
             confidence: lineStats.mean, recognizedLanguages: lineStats.languages, elements: lineWords)
         paragraphLines.append(line)
@@ -75,14 +111,43 @@ struct TreeBuilder {
         lineStats = Stats()
     }
 
+    /// SPACE or SURE_SPACE between the words of the open line; the last word's break is
+    /// EOL_SURE_SPACE or HYPHEN (a paragraph's last line gets LINE_BREAK when it closes).
+    private mutating func assignBreaksWithinLine() {
+        let heights = lineWords.map(\.frame.height).sorted()
+        let sureGap = Double(heights[heights.count / 2]) * Self.sureSpaceGap
+        for index in lineWords.indices {
+            let kind: RecognizedBreak.Kind
+            if index == lineWords.count - 1 {
+                kind = lineWords[index].text.hasSuffix("-") ? .hyphen : .eolSureSpace
+            } else {
+                let gap = Double(lineWords[index + 1].frame.x - lineWords[index].frame.maxX)
+                kind = gap > sureGap ? .sureSpace : .space
+            }
+            Self.setBreak(kind, on: &lineWords[index])
+        }
+    }
+
+    private static func setBreak(_ kind: RecognizedBreak.Kind, on element: inout TextElement) {
+        let value = RecognizedBreak(kind: kind)
+        element.recognizedBreak = value
+        if !element.symbols.isEmpty { element.symbols[element.symbols.count - 1].recognizedBreak = value }
+    }
+
     mutating func closeParagraph() {
         closeLine()
         guard !paragraphLines.isEmpty else { return }
         if document {
             let last = paragraphLines.count - 1
             let lastWord = paragraphLines[last].elements.count - 1
-            paragraphLines[last].elements[lastWord].recognizedBreak = RecognizedBreak(kind: .lineBreak)
-            let words = paragraphLines.flatMap(\.elements)
+            Self.setBreak(.lineBreak, on: &paragraphLines[last].elements[lastWord])
+            var words = paragraphLines.flatMap(\.elements)
+            if !keepSymbols {
+                for index in words.indices { words[index].symbols = [] }
+                for line in paragraphLines.indices {
+                    for index in paragraphLines[line].elements.indices { paragraphLines[line].elements[index].symbols = [] }
+                }
+            }
             blockParagraphs.append(
                 TextParagraph(
                     text: paragraphLines.map(\.text).joined(separator: "\n"),
@@ -137,5 +202,48 @@ private struct Stats {
         sum += other.sum
         count += other.count
         for language in other.languages where !languages.contains(language) { languages.append(language) }
+    }
+}
+
+/// Spaces in a line of text as the scripts write them.
+///
+/// Tesseract's script models (HanS, Japanese) put a space between CJK characters where the
+/// language models (chi_sim, jpn) put none (NOTES); Chinese and Japanese are written without
+/// spaces, so a space between two Han or kana characters is removed. Hangul is written with
+/// spaces between words and is left alone. Leading and trailing white space goes too.
+enum CJKSpacing {
+    static func normalized(_ text: String) -> String {
+        let scalars = Array(text.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == " ", let before = out.last, isHanOrKana(before) {
+                var next = index
+                while next < scalars.count, scalars[next] == " " { next += 1 }
+                if next < scalars.count, isHanOrKana(scalars[next]) {
+                    index = next
+                    continue
+                }
+            }
+            out.append(scalar)
+            index += 1
+        }
+        let text = String(out)
+        return String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+
+    static func isHanOrKana(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x3000...0x303F,  // CJK symbols and punctuation
+            0x3040...0x309F,  // Hiragana
+            0x30A0...0x30FF, 0x31F0...0x31FF,  // Katakana
+            0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF,  // Han
+            0xFF00...0xFFEF,  // full-width forms
+            0x20000...0x3134F:  // Han, supplementary planes
+            return true
+        default:
+            return false
+        }
     }
 }

@@ -21,10 +21,23 @@ let command = Command(
         .value("socket-mode", valueName: "octal", help: "File mode of unix socket files.", default: "0600"),
         .value("tessdata", valueName: "dir", help: "Folder of Tesseract models.", default: "$TESSDATA_PREFIX or the Debian path"),
         .value("workers", valueName: "n", help: "Recognitions running at once across all scripts.", default: "the number of cores"),
-        .value("replicas-per-script", valueName: "n", help: "Engines per script.", default: "1"),
+        .value("replicas-per-script", valueName: "n", help: "Engines each script may load while its sessions wait.", default: "1"),
+        .value(
+            "model", valueName: "script=name",
+            help: "The Tesseract model a script reads, e.g. latin=Latin or chinese=chi_sim; repeatable.",
+            default: "latin=eng chinese=HanS devanagari=Devanagari japanese=jpn korean=kor", repeatable: true),
+        .value("engine-idle-seconds", valueName: "s", help: "Unload an engine idle this long; 0 keeps engines.", default: "300"),
+        .value("frame-deadline-ms", valueName: "ms", help: "Fail a recognition running longer (DEADLINE_EXCEEDED); 0 for none.", default: "0"),
+        .value("max-sessions", valueName: "n", help: "Sessions at once; more are refused with UNAVAILABLE.", default: "4096"),
+        .value("write-stall-seconds", valueName: "s", help: "Close a client that reads none of its results this long.", default: "10"),
+        .value(
+            "max-custom-engines", valueName: "n",
+            help: "Engines with custom words, no dictionary or several scripts kept at once (least recently used go first).",
+            default: "4"),
+        .value("custom-engine-mb", valueName: "mb", help: "Estimated memory those engines may take together.", default: "512"),
         .value("max-message-bytes", valueName: "n", help: "Largest message accepted.", default: "16777216"),
         .value("max-pixels", valueName: "n", help: "Largest decoded frame, in pixels.", default: "40000000"),
-        .value("latin-model", valueName: "name", help: "Tesseract model for the Latin script (eng or Latin).", default: "eng"),
+        .value("latin-model", valueName: "name", help: "Short for --model latin=NAME.", default: "eng"),
         .value("log-level", valueName: "level", help: "debug, info, warning or error.", default: "info"),
         .flag("version", help: "Print the version and exit."),
     ])
@@ -73,7 +86,23 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
         configuration.maxMessageBytes = try integer("max-message-bytes", 1024...Int(UInt32.max))
     }
     if parsed.isSet("max-pixels") { configuration.maxPixels = try integer("max-pixels", 1...1_000_000_000) }
-    if parsed.isSet("latin-model") { configuration.latinModel = parsed.value("latin-model")! }
+    var models = configuration.models.defaults
+    if parsed.isSet("latin-model") { models[.latin] = parsed.value("latin-model")! }
+    for assignment in parsed.isSet("model") ? parsed.values("model") : [] {
+        let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let script = Script(name: parts[0]), !parts[1].isEmpty else {
+            throw LegibleError(
+                .invalidArgument, "--model takes SCRIPT=NAME with SCRIPT one of latin, chinese, devanagari, japanese, korean")
+        }
+        models[script] = parts[1]
+    }
+    configuration.models = ModelSelection(defaults: models)
+    if parsed.isSet("engine-idle-seconds") { configuration.engineIdleSeconds = try integer("engine-idle-seconds", 0...86_400) }
+    if parsed.isSet("frame-deadline-ms") { configuration.frameDeadlineMillis = try integer("frame-deadline-ms", 0...3_600_000) }
+    if parsed.isSet("max-sessions") { configuration.maxSessions = try integer("max-sessions", 1...1_000_000) }
+    if parsed.isSet("write-stall-seconds") { configuration.writeStallSeconds = try integer("write-stall-seconds", 1...3600) }
+    if parsed.isSet("max-custom-engines") { configuration.maxCustomEngines = try integer("max-custom-engines", 1...64) }
+    if parsed.isSet("custom-engine-mb") { configuration.customEngineMegabytes = try integer("custom-engine-mb", 1...1_000_000) }
     if parsed.isSet("log-level") {
         let levels: [String: Log.Level] = ["debug": .debug, "info": .info, "warning": .warning, "error": .error]
         guard let level = levels[parsed.value("log-level")!] else {

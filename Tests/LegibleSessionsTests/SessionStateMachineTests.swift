@@ -26,6 +26,7 @@ struct SessionStateMachineTests {
             return
         }
         #expect(settings.script == .latin)
+        #expect(settings.engineKey == EngineKey(models: ["eng"]))
         #expect(started.sessionID == "s1")
     }
 
@@ -44,7 +45,7 @@ struct SessionStateMachineTests {
         let actions = machine.receive(.start(StartSession(options: RecognitionOptions(scripts: [.known(.korean)]))))
         guard case .send(.error(let error)) = actions.first else { return #expect(Bool(false)) }
         #expect(error.code == LegibleError.Code.failedPrecondition.rawValue)
-        #expect(error.message.contains("tesseract-ocr-script-hang"))
+        #expect(error.message.contains("tesseract-ocr-kor"))
     }
 
     @Test func endWaitsForEveryAnswerThenSummarises() {
@@ -113,63 +114,67 @@ struct SessionStateMachineTests {
         #expect(machine.frameAnswered(FrameResult(frameID: 1, status: .recognized)).last == .close)
     }
 
+    @Test func scriptsAndHintsResolveToOneEngineOfTheirModels() {
+        let all = SessionConfiguration(
+            sessionID: "s", serverVersion: "t", limits: configuration.limits, availableScripts: Script.allCases,
+            installedModels: ["eng", "Latin", "Devanagari", "HanS", "jpn", "kor"])
+        func key(_ options: RecognitionOptions) -> EngineKey? {
+            var machine = SessionStateMachine(configuration: all)
+            guard case .register(let settings) = machine.receive(.start(StartSession(options: options))).first else { return nil }
+            return settings.engineKey
+        }
+        #expect(key(RecognitionOptions()) == EngineKey(models: ["eng"]))
+        #expect(key(RecognitionOptions(scripts: [.known(.latin), .known(.devanagari)])) == EngineKey(models: ["eng", "Devanagari"]))
+        #expect(key(RecognitionOptions(languageHints: ["hi", "en"])) == EngineKey(models: ["Devanagari", "eng"]))
+        // A Latin-script language other than English needs the Latin script model's letters.
+        #expect(key(RecognitionOptions(languageHints: ["de"])) == EngineKey(models: ["Latin"]))
+        #expect(key(RecognitionOptions(languageHints: ["ja", "ko"])) == EngineKey(models: ["jpn", "kor"]))
+        #expect(
+            key(RecognitionOptions(customWords: ["Zorvatek", "  Zorvatek "], languageCorrection: false))
+                == EngineKey(models: ["eng"], customWords: ["Zorvatek"], languageCorrection: false))
+    }
+
+    @Test func badOptionsAreRefusedWithTheirCode() {
+        let cases: [(RecognitionOptions, LegibleError.Code, String)] = [
+            (RecognitionOptions(languageHints: ["xx"]), .invalidArgument, "unknown language hint 'xx'"),
+            (RecognitionOptions(languageHints: ["zh-Hant"]), .failedPrecondition, "tesseract-ocr-script-hant"),
+            (RecognitionOptions(scripts: [.known(.japanese)]), .failedPrecondition, "tesseract-ocr-jpn"),
+            (RecognitionOptions(maxCandidates: 11), .invalidArgument, "max_candidates"),
+            (RecognitionOptions(minimumTextHeight: 1.5), .invalidArgument, "minimum_text_height"),
+            (RecognitionOptions(customWords: ["two words"]), .invalidArgument, "custom word"),
+        ]
+        for (options, code, fragment) in cases {
+            var machine = SessionStateMachine(configuration: configuration)
+            guard case .send(.error(let error)) = machine.receive(.start(StartSession(options: options))).first else {
+                Issue.record("\(options) was accepted")
+                continue
+            }
+            #expect(error.code == code.rawValue && error.fatal, "\(options)")
+            #expect(error.message.contains(fragment), "\(error.message)")
+        }
+    }
+
+    @Test func updateChangesTheSettingsFromTheNextFrameAndABadOneIsRefusedAlone() {
+        let both = SessionConfiguration(
+            sessionID: "s", serverVersion: "t", limits: configuration.limits, availableScripts: [.latin, .devanagari],
+            installedModels: ["eng", "Devanagari"])
+        var machine = SessionStateMachine(configuration: both)
+        _ = machine.receive(.start(StartSession()))
+        let actions = machine.receive(.update(UpdateSession(options: RecognitionOptions(scripts: [.known(.devanagari)]))))
+        guard case .update(let settings) = actions.first else { return #expect(Bool(false), "\(actions)") }
+        #expect(settings.engineKey == EngineKey(models: ["Devanagari"]))
+        guard case .submit(_, let used) = machine.receive(.frame(jpeg(1))).first else { return #expect(Bool(false)) }
+        #expect(used.engineKey == settings.engineKey)
+        let refused = machine.receive(.update(UpdateSession(options: RecognitionOptions(languageHints: ["xx"]))))
+        guard case .send(.error(let error)) = refused.first else { return #expect(Bool(false)) }
+        #expect(!error.fatal && error.code == LegibleError.Code.invalidArgument.rawValue)
+        #expect(!machine.isClosed)
+        // The same options again change nothing.
+        #expect(machine.receive(.update(UpdateSession(options: RecognitionOptions(scripts: [.known(.devanagari)])))) == [])
+    }
+
     @Test func pingIsAnswered() {
         var machine = started()
         #expect(machine.receive(.ping(nonce: 9)) == [.send(.pong(nonce: 9))])
-    }
-}
-
-@Suite("Frame scheduler")
-struct FrameSchedulerTests {
-    let engine = EngineID(script: .latin, replica: 0)
-
-    @Test func newestPendingWinsAndDisplacedIsReturned() {
-        var scheduler = FrameScheduler<Int, Int>(engines: [engine], workers: 1)
-        scheduler.addSession(1, script: .latin)
-        #expect(scheduler.submit(10, for: 1).dispatches.map(\.job) == [10])
-        let second = scheduler.submit(11, for: 1)
-        #expect(second.displaced == nil && second.dispatches.isEmpty)
-        let third = scheduler.submit(12, for: 1)
-        #expect(third.displaced == 11)
-        #expect(scheduler.completed(engine: engine, session: 1).map(\.job) == [12])
-        #expect(scheduler.droppedCount == 1)
-    }
-
-    @Test func roundRobinAcrossSessions() {
-        var scheduler = FrameScheduler<Int, Int>(engines: [engine], workers: 1)
-        for session in 1...3 { scheduler.addSession(session, script: .latin) }
-        _ = scheduler.submit(100, for: 1)  // runs
-        _ = scheduler.submit(200, for: 2)
-        _ = scheduler.submit(300, for: 3)
-        _ = scheduler.submit(101, for: 1)  // session 1 again, behind 2 and 3
-        var order: [Int] = []
-        var session = 1
-        for _ in 0..<3 {
-            let next = scheduler.completed(engine: engine, session: session)
-            order.append(next[0].job)
-            session = next[0].session
-        }
-        #expect(order == [200, 300, 101])
-    }
-
-    @Test func workersCapRunningAcrossEngines() {
-        let engines = [EngineID(script: .latin, replica: 0), EngineID(script: .latin, replica: 1)]
-        var scheduler = FrameScheduler<Int, Int>(engines: engines, workers: 1)
-        scheduler.addSession(1, script: .latin)
-        scheduler.addSession(2, script: .latin)
-        #expect(scheduler.submit(1, for: 1).dispatches.count == 1)
-        #expect(scheduler.submit(2, for: 2).dispatches.isEmpty)
-        #expect(scheduler.running == 1)
-    }
-
-    @Test func removedSessionGivesBackItsPendingJob() {
-        var scheduler = FrameScheduler<Int, Int>(engines: [engine], workers: 1)
-        scheduler.addSession(1, script: .latin)
-        _ = scheduler.submit(1, for: 1)
-        _ = scheduler.submit(2, for: 1)
-        #expect(scheduler.removeSession(1) == 2)
-        #expect(scheduler.completed(engine: engine, session: 1).isEmpty)
-        scheduler.addSession(2, script: .latin)
-        #expect(scheduler.submit(3, for: 2).dispatches.count == 1)
     }
 }

@@ -17,10 +17,11 @@ let command = Command(
     name: "legible-floor", abstract: "Recognize one JPEG repeatedly in-process and report the timings.",
     options: [
         .value("tessdata", valueName: "dir", help: "The folder of the .traineddata files.", default: TesseractModels.defaultTessdata),
-        .value("model", valueName: "name", help: "The Tesseract model, such as eng or Latin.", default: "eng"),
+        .value("model", valueName: "name", help: "The Tesseract model(s), such as eng, Latin or eng+Devanagari.", default: "eng"),
         .value("repeat", valueName: "n", help: "Timed recognitions.", default: "10"),
         .value("warmup", valueName: "k", help: "Untimed recognitions before them.", default: "1"),
-        .value("psm", valueName: "psm", help: "Page segmentation: 3, 6 or 11.", default: String(PageSegmentation.textDefault.rawValue)),
+        .value("psm", valueName: "psm", help: "Page segmentation: 3, 4, 6 or 11.", default: "as legibled chooses for MODE_TEXT"),
+        .value("level", valueName: "level", help: "fast or accurate.", default: "fast"),
         .flag("print-text", help: "Also write the recognized text to stderr."),
         .flag(
             "orientations",
@@ -33,7 +34,8 @@ struct Options {
     var model: String
     var repeatCount: Int
     var warmup: Int
-    var segmentation: PageSegmentation
+    var segmentation: PageSegmentation?
+    var level: RecognitionLevel
     var printText: Bool
     var orientations: Bool
     var file: String?
@@ -42,13 +44,19 @@ struct Options {
 func parse(_ arguments: [String]) -> Options {
     let parsed = command.parseOrExit(arguments)
     do throws(CommandLineError) {
-        guard let segmentation = PageSegmentation(rawValue: try parsed.integer("psm", in: 3...11)!) else {
-            fail("--psm takes 3, 6 or 11", code: .usage)
+        var segmentation: PageSegmentation?
+        if parsed.isSet("psm") {
+            guard let chosen = PageSegmentation(rawValue: try parsed.integer("psm", in: 3...11)!) else {
+                fail("--psm takes 3, 4, 6 or 11", code: .usage)
+            }
+            segmentation = chosen
         }
+        let levels: [String: RecognitionLevel] = ["fast": .fast, "accurate": .accurate]
+        guard let level = levels[parsed.value("level") ?? "fast"] else { fail("--level takes fast or accurate", code: .usage) }
         return Options(
             tessdata: parsed.value("tessdata")!, model: parsed.value("model")!,
             repeatCount: try parsed.integer("repeat", in: 1...Int.max)!, warmup: try parsed.integer("warmup")!,
-            segmentation: segmentation, printText: parsed.flag("print-text"), orientations: parsed.flag("orientations"),
+            segmentation: segmentation, level: level, printText: parsed.flag("print-text"), orientations: parsed.flag("orientations"),
             file: parsed.positionals.first)
     } catch {
         if case .usage(let message, _) = error { fail(message, code: .usage) }
@@ -118,17 +126,6 @@ func milliseconds(_ duration: Duration) -> Double {
     return Double(seconds) * 1000 + Double(attoseconds) / 1e15
 }
 
-/// The script a model name reads, for the engine's `script` (it does not change recognition).
-func script(for model: String) -> Script {
-    switch model.split(separator: "+").first.map(String.init) ?? model {
-    case "jpn", "Japanese": .japanese
-    case "chi_sim", "chi_tra", "HanS", "HanT": .chinese
-    case "kor", "Hangul": .korean
-    case "hin", "Devanagari": .devanagari
-    default: .latin
-    }
-}
-
 let options = parse(Array(CommandLine.arguments.dropFirst()))
 guard let file = options.file else { fail("missing argument <file>", code: .usage) }
 if options.orientations {
@@ -146,8 +143,8 @@ do {
     let decoder = try FrameImager()
     image = try decoder.decode(EncodedImage(encoding: .jpeg, data: readFile(file)), maxPixels: 100_000_000)
     engine = try TesseractEngine(
-        tessdata: options.tessdata, model: options.model, script: script(for: options.model),
-        textSegmentation: options.segmentation)
+        tessdata: options.tessdata, key: EngineKey(models: options.model.split(separator: "+").map(String.init)))
+    engine.segmentationOverride = options.segmentation
 } catch {
     fail("\(error)")
 }
@@ -158,7 +155,7 @@ var text = ""
 do {
     for run in 0..<(options.warmup + options.repeatCount) {
         let start = clock.now
-        let result = try engine.recognize(image, request: RecognitionRequest())
+        let result = try engine.recognize(image, request: RecognitionRequest(level: options.level))
         let elapsed = milliseconds(clock.now - start)
         if run >= options.warmup { times.append(elapsed) }
         text = result.text
@@ -176,6 +173,6 @@ if options.printText { write(2, text + "\n") }
 write(
     1,
     "{\"file\":\(jsonString(file)),\"model\":\(jsonString(options.model)),\"width\":\(image.width),"
-        + "\"height\":\(image.height),\"psm\":\(options.segmentation.rawValue),\"runs\":\(times.count),"
+        + "\"height\":\(image.height),\"psm\":\(options.segmentation?.rawValue ?? PageSegmentation.choose(mode: .text, hasRegionOfInterest: false, models: engine.key.models).rawValue),\"runs\":\(times.count),"
         + "\"median_ms\":\(decimal(median)),\"p90_ms\":\(decimal(p90)),\"min_ms\":\(decimal(sorted[0])),"
         + "\"text_chars\":\(text.count),\"rss_kb\":\(residentKilobytes())}\n")

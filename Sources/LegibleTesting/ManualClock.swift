@@ -1,0 +1,17 @@
+/// Time that moves only when a test says so: deterministic tests wait on events, never on
+/// sleeps. Durations are time since the start, as `FrameScheduler` takes them.
+public struct ManualClock: Sendable {
+    public private(set) var now: Duration = .zero
+
+    public init() {}
+
+    public mutating func advance(by duration: Duration) {
+        precondition(duration >= .zero, "time does not run backwards")
+        now += duration
+    }
+
+    public mutating func advance(to instant: Duration) {
+        precondition(instant >= now, "time does not run backwards")
+        now = instant
+    }
+}
