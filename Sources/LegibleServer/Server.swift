@@ -33,6 +33,9 @@ public struct ServerConfiguration: Sendable {
     public var maxCustomEngines: Int = 4
     /// Their estimated resident memory together, in MB.
     public var customEngineMegabytes: Int = 512
+    /// Replace Tesseract with an engine that answers after exactly this long (checking load
+    /// tools); nil for real recognition.
+    public var calibrationDelay: Duration?
     public var logLevel: Log.Level = .info
     public static let version = "0.2.0"
 
@@ -290,13 +293,18 @@ public final class Server {
 
     /// Loads an engine on a thread of its own; the loop hears when it is ready.
     private func startEngine(_ id: EngineID) {
-        let (tessdata, maxPixels) = (configuration.tessdata, configuration.maxPixels)
+        let (tessdata, maxPixels, calibration) = (configuration.tessdata, configuration.maxPixels, configuration.calibrationDelay)
         let cancellation = RecognitionCancellation()
         let server = LoopBound(self, loop: loop)
         let thread = EngineThread<FramePipeline>(
             name: "engine-\(id)",
             makeProcessor: { () throws -> FramePipeline in
-                let engine = try TesseractEngine(tessdata: tessdata, key: id.key, cancellation: cancellation)
+                let engine: any Recognizer =
+                    if let calibration {
+                        CalibrationRecognizer(key: id.key, delay: calibration, cancellation: cancellation)
+                    } else {
+                        try TesseractEngine(tessdata: tessdata, key: id.key, cancellation: cancellation)
+                    }
                 return try FramePipeline(recognizer: engine, tessdata: tessdata, limits: ImageLimits(maxPixels: maxPixels))
             },
             onStart: { [loop] error in

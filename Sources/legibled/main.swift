@@ -39,6 +39,10 @@ let command = Command(
         .value("max-pixels", valueName: "n", help: "Largest decoded frame, in pixels.", default: "40000000"),
         .value("latin-model", valueName: "name", help: "Short for --model latin=NAME.", default: "eng"),
         .value("log-level", valueName: "level", help: "debug, info, warning or error.", default: "info"),
+        .value(
+            "calibration-delay-ms", valueName: "ms",
+            help: "Instead of Tesseract, answer every frame after exactly this long (for checking load tools).",
+            default: "off"),
         .flag("version", help: "Print the version and exit."),
     ])
 
@@ -103,6 +107,9 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
     if parsed.isSet("write-stall-seconds") { configuration.writeStallSeconds = try integer("write-stall-seconds", 1...3600) }
     if parsed.isSet("max-custom-engines") { configuration.maxCustomEngines = try integer("max-custom-engines", 1...64) }
     if parsed.isSet("custom-engine-mb") { configuration.customEngineMegabytes = try integer("custom-engine-mb", 1...1_000_000) }
+    if parsed.isSet("calibration-delay-ms") {
+        configuration.calibrationDelay = .milliseconds(try integer("calibration-delay-ms", 0...600_000))
+    }
     if parsed.isSet("log-level") {
         let levels: [String: Log.Level] = ["debug": .debug, "info": .info, "warning": .warning, "error": .error]
         guard let level = levels[parsed.value("log-level")!] else {

@@ -1,0 +1,40 @@
+internal import Glibc
+internal import LegibleCore
+
+/// A recognizer that answers every image after exactly `delay`, with one fixed line: for
+/// checking load tools against known arithmetic (`legibled --calibration-delay-ms`). It
+/// decodes nothing itself (the pipeline still decodes, orients and crops as usual).
+final class CalibrationRecognizer: Recognizer {
+    let key: EngineKey
+    let cancellation: RecognitionCancellation
+    let delay: Duration
+
+    init(key: EngineKey, delay: Duration, cancellation: RecognitionCancellation) {
+        self.key = key
+        self.delay = delay
+        self.cancellation = cancellation
+    }
+
+    func recognize(_ image: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?) throws(LegibleError)
+        -> RecognizedText
+    {
+        cancellation.begin(job)
+        let clock = ContinuousClock()
+        let end = clock.now + delay
+        // Sleep in slices so that a cancel or a deadline is honoured as Tesseract's monitor would.
+        while clock.now < end {
+            if cancellation.isCancelled { throw LegibleError(.cancelled, "the recognition was cancelled") }
+            if let deadline, delay > deadline, clock.now >= end - delay + deadline {
+                throw LegibleError(.deadlineExceeded, "the recognition was stopped at its deadline")
+            }
+            let left = end - clock.now
+            let slice = min(left, .milliseconds(5))
+            usleep(UInt32(max(1, slice.components.attoseconds / 1_000_000_000_000 + slice.components.seconds * 1_000_000)))
+        }
+        let frame = Rect(x: 0, y: 0, width: Int32(min(image.width, 100)), height: Int32(min(image.height, 20)))
+        let word = TextElement(text: "calibration", frame: frame, confidence: 1, recognizedLanguages: ["en"])
+        let line = TextLine(text: "calibration", frame: frame, confidence: 1, recognizedLanguages: ["en"], elements: [word])
+        let block = TextBlock(text: "calibration", frame: frame, confidence: 1, recognizedLanguages: ["en"], lines: [line])
+        return RecognizedText(text: "calibration", blocks: [block], imageWidth: image.width, imageHeight: image.height)
+    }
+}
