@@ -20,11 +20,12 @@ final class CalibrationRecognizer: Recognizer {
     {
         cancellation.begin(job)
         let clock = ContinuousClock()
-        let end = clock.now + delay
+        let start = clock.now
+        let end = start + delay
         // Sleep in slices so that a cancel or a deadline is honoured as Tesseract's monitor would.
         while clock.now < end {
             if cancellation.isCancelled { throw LegibleError(.cancelled, "the recognition was cancelled") }
-            if let deadline, delay > deadline, clock.now >= end - delay + deadline {
+            if let deadline, clock.now - start >= deadline {
                 throw LegibleError(.deadlineExceeded, "the recognition was stopped at its deadline")
             }
             let left = end - clock.now
