@@ -317,6 +317,34 @@ def mixed_scene(scripts=("latin", "devanagari"), seed=SEED, width=1280, height=7
     return image, {"width": width, "height": height, "lines": truth_lines}
 
 
+# A page of three paragraphs for document mode; one line ends in a hyphenated word.
+DOCUMENT_PARAGRAPHS = [
+    ["Our warehouse team shipped every order", "before the end of the month and the"],
+    ["Customers praised the faster delivery", "windows and the new tracking service", "on every order."],
+    ["Next year we plan to open two more distri-", "bution centres in the north."],
+]
+
+
+def document_page(width=1280, height=720, seed=SEED + 2, size=28, paragraph_gap=2.2):
+    """A page-like frame of three paragraphs (left-aligned lines; a blank of `paragraph_gap`
+    line heights between paragraphs), mildly degraded. Truth: {"width", "height",
+    "paragraphs": [[line text, ...], ...], "lines": [...]} with lines as scene() gives them."""
+    rng = np.random.default_rng(seed)
+    face = font_for(FONT, size)
+    line_height = face.getbbox("Hg")[3] * 1.45
+    total = sum(len(p) for p in DOCUMENT_PARAGRAPHS) * line_height + (len(DOCUMENT_PARAGRAPHS) - 1) * paragraph_gap * line_height * 0.6
+    y = (height - total) / 2
+    placed = []
+    for paragraph in DOCUMENT_PARAGRAPHS:
+        for text in paragraph:
+            placed.append((text, size, 90, int(round(y))))
+            y += line_height
+        y += paragraph_gap * line_height * 0.6
+    image, truth_lines = render(placed, width, height, [(0.0, 0.0)] * 4, (224, 222, 216), (34, 34, 40))
+    image = degrade(image, rng, blur=0.5, noise=2.5)
+    return image, {"width": width, "height": height, "paragraphs": DOCUMENT_PARAGRAPHS, "lines": truth_lines}
+
+
 def page(width=1280, height=720, seed=SEED + 1, size=26):
     """A page-like frame of ten lines (for OSD), same degradations as scene()."""
     return scene(width, height, lines=[(text, size) for text in PAGE_LINES], seed=seed)

@@ -1,0 +1,311 @@
+"""Recognition, end to end against the real legibled: five scripts, two-script sessions, levels,
+document breaks, candidates, custom words, the dictionary, minimum text height, entities and
+the errors for missing models and unknown hints.
+
+Frames come from scripts/camera_frames.py (script scenes in Noto/DejaVu with camera
+degradations) or are drawn here with PIL; each test states its bound.
+"""
+import functools
+import io
+import os
+import re
+import sys
+import unicodedata
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+from conftest import REPO
+from legible_client import Stream, build_image, pb
+from test_end_to_end import cer as plain_cer
+
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+import camera_frames as cf  # noqa: E402
+
+INVALID_ARGUMENT, FAILED_PRECONDITION = 3, 9
+BREAK = {v: k for k, v in pb.BreakType.items()}
+
+# CER bounds. Every script scene read exactly (CER 0) with its default model when measured
+# (make bench-models); the bound leaves room for a character or two, not for a wrong model.
+SCRIPT_CER = 0.05
+
+_CJK = r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"
+
+
+def normalise(text):
+    """NFC, one space between words, no space between two CJK characters, no blank lines."""
+    text = unicodedata.normalize("NFC", text)
+    text = re.sub(r"(?<=%s) +(?=%s)" % (_CJK, _CJK), "", text)
+    return "\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
+
+
+def cer(got, want):
+    return plain_cer(normalise(got), normalise(want))
+
+
+def jpeg(image, quality=92):
+    buffer = io.BytesIO()
+    image.convert("RGB").save(buffer, "JPEG", quality=quality)
+    return buffer.getvalue()
+
+
+def open_session(server, **options):
+    """A started session, or the fatal Error the server answered StartSession with."""
+    stream = Stream(server.address)
+    stream.send(pb.ClientMessage(start=pb.StartSession(client_name="test-recognition",
+                                                       options=pb.RecognitionOptions(**options))))
+    message = stream.receive()
+    if message.WhichOneof("message") == "error":
+        stream.close()
+        return None, message.error
+    assert message.WhichOneof("message") == "started", message
+    return stream, message.started
+
+
+def read(server, image, frame_id=1, **options):
+    """One frame in a fresh session; returns its FrameResult."""
+    stream, started = open_session(server, **options)
+    assert stream is not None, started
+    stream.send(pb.ClientMessage(frame=pb.Frame(frame_id=frame_id, image=build_image(pb.ENCODING_JPEG, jpeg(image)))))
+    message = stream.receive()
+    stream.close()
+    assert message.WhichOneof("message") == "result", message
+    assert message.result.status == pb.FRAME_STATUS_RECOGNIZED, message.result
+    return message.result
+
+
+def lines_of(result):
+    return [line for block in result.text.blocks for line in block.lines]
+
+
+def words_of(result):
+    return [element for line in lines_of(result) for element in line.elements]
+
+
+# ---------------------------------------------------------------- scripts
+
+SCRIPT_OPTIONS = {
+    "latin": dict(scripts=[pb.SCRIPT_LATIN]),
+    "latin-multilingual": dict(language_hints=["de", "fr", "es", "vi"]),
+    "chinese": dict(scripts=[pb.SCRIPT_CHINESE]),
+    "japanese": dict(language_hints=["ja"]),
+    "korean": dict(scripts=[pb.SCRIPT_KOREAN]),
+    "devanagari": dict(language_hints=["hi"]),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def scene(name):
+    return cf.script_scene(name)
+
+
+@pytest.mark.parametrize("name", list(SCRIPT_OPTIONS))
+def test_each_script_reads_its_scene(server, name):
+    image, truth = scene(name)
+    result = read(server, image, **SCRIPT_OPTIONS[name])
+    error = cer(result.text.text, cf.truth_text(truth))
+    assert error <= SCRIPT_CER, (error, result.text.text)
+    assert len(lines_of(result)) == len(truth["lines"])
+
+
+def test_session_started_lists_scripts_and_the_pool(server):
+    stream, started = open_session(server)
+    stream.close()
+    assert set(started.available_scripts) == {pb.SCRIPT_LATIN, pb.SCRIPT_CHINESE, pb.SCRIPT_DEVANAGARI,
+                                              pb.SCRIPT_JAPANESE, pb.SCRIPT_KOREAN}
+    pool = {engine.script: engine for engine in started.engines}
+    assert set(pool) == set(started.available_scripts)
+    assert pool[pb.SCRIPT_LATIN].model == "eng" and pool[pb.SCRIPT_LATIN].loaded >= 1
+    assert all(engine.replicas == 1 for engine in pool.values())
+
+
+def test_two_script_session_reads_each_line_once(server):
+    image, truth = cf.mixed_scene(("latin", "devanagari"))
+    result = read(server, image, scripts=[pb.SCRIPT_LATIN, pb.SCRIPT_DEVANAGARI])
+    got = [normalise(line.text) for line in lines_of(result)]
+    want = [normalise(line["text"]) for line in truth["lines"]]
+    assert len(got) == len(want), got
+    for expected in want:
+        assert sum(1 for line in got if plain_cer(line, expected) <= 0.1) == 1, (expected, got)
+    languages = {code.language_code for line in lines_of(result) for code in line.recognized_languages}
+    # Each element names the model that read it: the English one or the Devanagari one.
+    assert languages <= {"en", "und-Deva", "hi"} and len(languages) >= 1, languages
+
+
+# ---------------------------------------------------------------- levels
+
+@functools.lru_cache(maxsize=None)
+def dim_uneven():
+    """The scene in a light falling from 100 % to 25 % across the frame (a lamp to one side)."""
+    image, truth = cf.scene(seed=7)
+    pixels = np.asarray(image, np.float32) * np.linspace(0.25, 1.0, image.width)[None, :, None]
+    return Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8)), truth
+
+
+def test_accurate_reads_small_and_dimly_lit_text_that_fast_misses(server):
+    """Measured (make bench-models): FAST (global threshold) loses about two thirds of the
+    characters of the dim frame and of 13 px text; ACCURATE (adaptive threshold, enlarging)
+    reads both exactly."""
+    small = cf.scene(size_scale=0.42, perspective=1.5, blur=0.5)
+    for image, truth in (dim_uneven(), small):
+        want = cf.truth_text(truth)
+        fast = cer(read(server, image, level=pb.LEVEL_FAST).text.text, want)
+        accurate = cer(read(server, image, level=pb.LEVEL_ACCURATE).text.text, want)
+        assert accurate <= 0.03, accurate
+        assert fast > accurate + 0.2, (fast, accurate)
+
+
+def test_accurate_reads_light_text_on_a_dark_ground(server):
+    image, truth = cf.scene(inverted=True)
+    result = read(server, image, level=pb.LEVEL_ACCURATE)
+    assert cer(result.text.text, cf.truth_text(truth)) <= 0.02, result.text.text
+
+
+# ---------------------------------------------------------------- document mode
+
+def test_document_mode_gives_paragraphs_and_breaks(server):
+    image, truth = cf.document_page()
+    result = read(server, image, mode=pb.MODE_DOCUMENT, include_symbols=True)
+    paragraphs = [p for block in result.text.blocks for p in block.paragraphs]
+    assert len(paragraphs) == 3, [p.text for p in paragraphs]
+    for paragraph, lines in zip(paragraphs, truth["paragraphs"]):
+        assert cer(paragraph.text, "\n".join(lines)) <= 0.03, paragraph.text
+        words = list(paragraph.words)
+        breaks = [BREAK[w.recognized_break.type] for w in words]
+        # The last word of a paragraph ends it; every other line end is a sure space or a hyphen.
+        assert breaks[-1] == "BREAK_TYPE_LINE_BREAK"
+        assert BREAK[paragraph.recognized_break.type] == "BREAK_TYPE_LINE_BREAK"
+        line_ends = sum(1 for b in breaks if b in ("BREAK_TYPE_EOL_SURE_SPACE", "BREAK_TYPE_HYPHEN"))
+        assert line_ends == len(lines) - 1, breaks
+        assert breaks.count("BREAK_TYPE_SPACE") == len(words) - len(lines), breaks
+        # The word's break is on its last symbol too.
+        for word in words:
+            assert word.symbols[-1].recognized_break.type == word.recognized_break.type, word.text
+    hyphenated = [w for p in paragraphs for w in p.words if w.text.endswith("-")]
+    assert [BREAK[w.recognized_break.type] for w in hyphenated] == ["BREAK_TYPE_HYPHEN"]
+
+
+# ---------------------------------------------------------------- candidates
+
+def test_candidates_are_present_sorted_and_bounded(server):
+    image, _ = cf.scene(blur=1.6, noise=6)
+    result = read(server, image, max_candidates=3, include_symbols=True)
+    words = words_of(result)
+    assert words
+    for word in words:
+        assert 1 <= len(word.candidates) <= 3, word
+        confidences = [c.confidence for c in word.candidates]
+        assert confidences == sorted(confidences, reverse=True)
+        assert all(0 <= c <= 1 for c in confidences)
+        for symbol in word.symbols:
+            assert 1 <= len(symbol.candidates) <= 3
+            ordered = [c.confidence for c in symbol.candidates]
+            assert ordered == sorted(ordered, reverse=True)
+            # Shares of one position's likelihood: they never add up past 1.
+            assert sum(ordered) <= 1.0001
+    # Alternatives exist: some symbol has more than one candidate.
+    assert any(len(s.candidates) > 1 for w in words for s in w.symbols)
+    # The best spelling is the word as read, for nearly every word.
+    assert sum(w.candidates[0].text == w.text for w in words) >= 0.9 * len(words)
+
+
+def test_more_than_ten_candidates_is_refused(server):
+    stream, error = open_session(server, max_candidates=11)
+    assert stream is None and error.code == INVALID_ARGUMENT and error.fatal
+
+
+# ---------------------------------------------------------------- custom words and the dictionary
+
+def product_codes_frame():
+    """Made-up product names in a small, blurred font: the recognizer misreads some of them
+    ("Quibblex" reads "Quibbiex" on this frame), unless the engine knows them as user words."""
+    words = ["Burnrner", "Quibblex", "Zorvatek"]
+    image = Image.new("L", (1100, 60 * len(words) + 40), 225)
+    draw = ImageDraw.Draw(image)
+    face = ImageFont.truetype(cf.FONT, 18)
+    for index, word in enumerate(words):
+        draw.text((40, 30 + 60 * index), "Code " + word + " ready", font=face, fill=40)
+    image = image.filter(ImageFilter.GaussianBlur(1.2))
+    noise = np.random.default_rng(1).normal(0, 6, (image.height, image.width))
+    return Image.fromarray(np.clip(np.asarray(image, np.float32) + noise, 0, 255).astype(np.uint8)), words
+
+
+def test_custom_words_are_read_where_the_dictionary_misreads_them(server):
+    image, words = product_codes_frame()
+    plain = read(server, image).text.text.split()
+    taught = read(server, image, custom_words=words).text.text.split()
+    misread = [word for word in words if word not in plain]
+    assert misread, plain
+    assert all(word in taught for word in words), (plain, taught)
+
+
+def test_language_correction_off_is_its_own_engine_and_still_reads(server):
+    image, truth = scene("latin")
+    result = read(server, image, language_correction=pb.LANGUAGE_CORRECTION_OFF)
+    assert cer(result.text.text, cf.truth_text(truth)) <= 0.02
+
+
+# ---------------------------------------------------------------- minimum text height
+
+def test_minimum_text_height_drops_the_small_line(server):
+    image = Image.new("L", (1280, 720), 228)
+    draw = ImageDraw.Draw(image)
+    draw.text((80, 200), "Large heading text", font=ImageFont.truetype(cf.FONT, 56), fill=30)
+    draw.text((80, 420), "small print below the heading", font=ImageFont.truetype(cf.FONT, 20), fill=30)
+    everything = read(server, image)
+    assert [normalise(line.text) for line in lines_of(everything)] == ["Large heading text", "small print below the heading"]
+    # The small line is ~18 px of 720 (0.025), the heading ~55 px (0.076).
+    filtered = read(server, image, minimum_text_height=0.05)
+    assert [normalise(line.text) for line in lines_of(filtered)] == ["Large heading text"]
+    assert normalise(filtered.text.text) == "Large heading text"
+
+
+# ---------------------------------------------------------------- entities
+
+ENTITY_LINES = [
+    ("Call +49 30 1234 5678 today", "ENTITY_KIND_PHONE_NUMBER", "+49 30 1234 5678"),
+    ("Write to jane.doe@example.com please", "ENTITY_KIND_EMAIL_ADDRESS", "jane.doe@example.com"),
+    ("Visit www.example.org/help now", "ENTITY_KIND_URL", "www.example.org/help"),
+    ("Due 3 March 2024 at noon", "ENTITY_KIND_DATE", "3 March 2024"),
+    ("Card 4111 1111 1111 1111 on file", "ENTITY_KIND_PAYMENT_CARD", "4111 1111 1111 1111"),
+    ("Ref 4111 1111 1111 1112 only", None, None),
+]
+
+
+def test_each_entity_kind_is_found_with_its_boxes_and_a_non_luhn_number_is_not_a_card(server):
+    image = Image.new("L", (1280, 720), 230)
+    draw = ImageDraw.Draw(image)
+    face = ImageFont.truetype(cf.FONT, 34)
+    for index, (text, _, _) in enumerate(ENTITY_LINES):
+        draw.text((70, 50 + 105 * index), text, font=face, fill=28)
+    result = read(server, image, detect_entities=True)
+    found = {(pb.EntityKind.Name(e.kind), e.text): e for e in result.text.entities}
+    for _, kind, text in ENTITY_LINES:
+        if kind is None:
+            continue
+        assert (kind, text) in found, (kind, text, list(found))
+        entity = found[kind, text]
+        # Its frames are those of the words it spans, in reading order.
+        words = [w for w in words_of(result) if w.text in text.split(" ")]
+        boxes = [(f.x, f.y, f.width, f.height) for f in entity.frames]
+        assert len(boxes) == len(text.split(" "))
+        assert all(any((w.frame.x, w.frame.y, w.frame.width, w.frame.height) == box for w in words) for box in boxes)
+        assert [b[0] for b in boxes] == sorted(b[0] for b in boxes)
+    assert not any("1112" in e.text for e in result.text.entities), list(found)
+    # Without the option nothing is looked for.
+    assert list(read(server, image).text.entities) == []
+
+
+# ---------------------------------------------------------------- errors
+
+def test_unknown_language_hint_is_invalid_argument(server):
+    stream, error = open_session(server, language_hints=["en", "tlh"])
+    assert stream is None
+    assert error.code == INVALID_ARGUMENT and error.fatal and "tlh" in error.message
+
+
+def test_missing_model_names_the_package_to_install(server):
+    stream, error = open_session(server, language_hints=["zh-Hant"])
+    assert stream is None
+    assert error.code == FAILED_PRECONDITION and "tesseract-ocr-script-hant" in error.message
