@@ -139,9 +139,11 @@ if options.orientations {
 
 let image: GrayImage
 let engine: TesseractEngine
+var residentBeforeEngine = 0
 do {
     let decoder = try FrameImager()
     image = try decoder.decode(EncodedImage(encoding: .jpeg, data: readFile(file)), maxPixels: 100_000_000)
+    residentBeforeEngine = residentKilobytes()
     engine = try TesseractEngine(
         tessdata: options.tessdata, key: EngineKey(models: options.model.split(separator: "+").map(String.init)))
     engine.segmentationOverride = options.segmentation
@@ -175,4 +177,4 @@ write(
     "{\"file\":\(jsonString(file)),\"model\":\(jsonString(options.model)),\"width\":\(image.width),"
         + "\"height\":\(image.height),\"psm\":\(options.segmentation?.rawValue ?? PageSegmentation.choose(mode: .text, hasRegionOfInterest: false, models: engine.key.models).rawValue),\"runs\":\(times.count),"
         + "\"median_ms\":\(decimal(median)),\"p90_ms\":\(decimal(p90)),\"min_ms\":\(decimal(sorted[0])),"
-        + "\"text_chars\":\(text.count),\"rss_kb\":\(residentKilobytes())}\n")
+        + "\"text_chars\":\(text.count),\"rss_kb\":\(residentKilobytes()),\"rss_before_engine_kb\":\(residentBeforeEngine)}\n")
