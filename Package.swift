@@ -85,7 +85,9 @@ let package = Package(
             name: "LegibleSessionsTests", dependencies: ["LegibleSessions", "LegibleWire", "LegibleCore"],
             swiftSettings: strict),
         .testTarget(
-            name: "LegibleImagingTests", dependencies: ["LegibleImaging", "LegibleCore"],
+            name: "LegibleImagingTests",
+            // LegibleSessions: the calibration test checks SkipPolicy's thresholds on real frames.
+            dependencies: ["LegibleImaging", "LegibleCore", "LegibleSessions", "LegibleWire"],
             swiftSettings: strict),
         .testTarget(
             name: "LegibleTesseractTests", dependencies: ["LegibleTesseract", "LegibleImaging", "LegibleCore"],
