@@ -90,7 +90,9 @@ let package = Package(
             name: "LegibleSessionsTests", dependencies: ["LegibleSessions", "LegibleWire", "LegibleCore", "LegibleTesting"],
             swiftSettings: strict),
         .testTarget(
-            name: "LegibleImagingTests", dependencies: ["LegibleImaging", "LegibleCore"],
+            name: "LegibleImagingTests",
+            // LegibleSessions: the calibration test checks SkipPolicy's thresholds on real frames.
+            dependencies: ["LegibleImaging", "LegibleCore", "LegibleSessions", "LegibleWire"],
             swiftSettings: strict),
         .testTarget(
             name: "LegibleTesseractTests", dependencies: ["LegibleTesseract", "LegibleImaging", "LegibleCore"],
