@@ -57,6 +57,9 @@ public struct StoredImage {
     /// Full-image pixels per stored pixel (1 unless decoded scaled down).
     var scale: Double { Double(fullWidth) / Double(width) }
 
+    /// Whether it was decoded smaller than the image claims (a scaled JPEG decode).
+    public var isScaledDown: Bool { width < fullWidth }
+
     /// The upright size in full-image pixels for `orientation`.
     public func uprightFullSize(_ orientation: Orientation) -> (width: Int, height: Int) {
         orientation.uprightSize(width: fullWidth, height: fullHeight)

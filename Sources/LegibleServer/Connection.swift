@@ -137,7 +137,7 @@ final class Connection: EventHandler {
             case .send(let message):
                 enqueue(message)
             case .submit(let frame, let settings):
-                server.submit(frame, settings: settings, textHeightHint: scene.textHeightHint, from: self)
+                server.submit(frame, settings: settings, from: self)
             case .close:
                 closeAfterFlush = true
                 flush()
@@ -150,13 +150,29 @@ final class Connection: EventHandler {
         perform(machine.frameAnswered(result))
     }
 
-    /// An engine read a frame of this session: its result, after the session's own steps.
-    func recognized(_ frame: Frame, _ recognition: FrameOutcome.Recognition, timing: Timing) {
-        scene.recognized(recognition.text)
+    /// What the engine needs from this session's past for its next frame.
+    func sceneSnapshot(now: Duration) -> SceneSnapshot { scene.snapshot(now: now) }
+
+    /// An engine read a frame of this session: its result, after the session's own steps
+    /// (track ids, stable counts, changes).
+    func recognized(_ frame: Frame, _ recognition: FrameOutcome.Recognition, settings: SessionSettings, timing: Timing) {
+        var text = recognition.text
+        let (changes, stable) = scene.recognized(&text, scene: recognition.scene, stableAfter: settings.stableAfter)
         answer(
             FrameResult(
-                frameID: frame.frameID, status: .recognized, text: recognition.text, timing: timing,
-                quality: recognition.quality, orientation: recognition.orientation))
+                frameID: frame.frameID, status: .recognized, text: text, timing: timing, changes: changes,
+                quality: recognition.quality, orientation: recognition.orientation, stable: stable,
+                sceneDifference: recognition.scene.sceneDifference, motion: recognition.scene.motion))
+    }
+
+    /// An engine decided a frame of this session was not worth reading.
+    func skipped(_ frame: Frame, _ skip: FrameOutcome.Skip, settings: SessionSettings, timing: Timing) {
+        let (text, stable) = scene.skipped(skip.reason, scene: skip.scene, stableAfter: settings.stableAfter)
+        answer(
+            FrameResult(
+                frameID: frame.frameID, status: .skipped, text: text, timing: timing, changes: Changes(),
+                orientation: skip.orientation, skipReason: skip.reason, stable: stable,
+                sceneDifference: skip.scene.sceneDifference, motion: skip.scene.motion))
     }
 
     /// Closes the connection when its client has not read its results for `limit`: its

@@ -8,7 +8,25 @@ internal import LegibleWire
 /// What an engine made of one frame; crosses back from the engine thread to the loop.
 enum FrameOutcome: Sendable {
     case recognized(Recognition)
+    case skipped(Skip)
     case failed(LegibleError)
+
+    /// The frame's thumbnail and the session's skip policy after it, for the session to keep.
+    struct Scene: Sendable {
+        var thumbnail: LumaThumbnail?
+        var policy: SkipPolicy
+        /// Thumbnail difference from the last recognized frame (0 when there was none).
+        var sceneDifference: Float
+        /// Thumbnail difference from the previous frame (0 when there was none).
+        var motion: Float
+    }
+
+    struct Skip: Sendable {
+        var reason: SkipReason
+        var scene: Scene
+        var orientation: AppliedOrientation
+        var decodeMicros: UInt32
+    }
 
     struct Recognition: Sendable {
         var text: RecognizedText
@@ -18,6 +36,7 @@ enum FrameOutcome: Sendable {
         var decodeMicros: UInt32
         /// OSD (when asked for) + recognition + the tree walk.
         var recognizeMicros: UInt32
+        var scene: Scene
     }
 }
 
@@ -27,9 +46,8 @@ struct FrameContext: Sendable {
     var serial: UInt64
     /// `--frame-deadline-ms`.
     var deadline: Duration?
-    /// Median word height in upright full-image pixels of the session's last result in this
-    /// scene, for FAST's shrinking; nil when unknown.
-    var textHeightHint: Double?
+    /// The session's past: what to compare this frame with, and its text size.
+    var scene: SceneSnapshot
 }
 
 /// decode → orient → crop → recognize for one engine, on that engine's own thread.
@@ -71,11 +89,11 @@ final class FramePipeline {
         let start = clock.now
         do throws(LegibleError) {
             let region = frame.regionOfInterest ?? settings.regionOfInterest
-            let stored = try imager.load(
-                EncodedImage(
-                    encoding: encoding, data: frame.data, width: Int(frame.width), height: Int(frame.height),
-                    stride: Int(frame.stride)),
-                orientation: frame.orientation?.known,
+            let encoded = EncodedImage(
+                encoding: encoding, data: frame.data, width: Int(frame.width), height: Int(frame.height),
+                stride: Int(frame.stride))
+            var stored = try imager.load(
+                encoded, orientation: frame.orientation?.known,
                 decodeScale: fastDecodeScale(frame, settings: settings, context: context, cropped: region != nil))
             var applied = AppliedOrientation(orientation: stored.orientation, source: stored.orientationSource)
             var osdMicros: UInt32 = 0
@@ -84,7 +102,33 @@ final class FramePipeline {
                 applied = try detectOrientation(stored, applied: applied)
                 osdMicros = (clock.now - osdStart).micros
             }
-            let upright = try imager.render(stored, orientation: applied.orientation, region: region)
+            var upright = try imager.render(stored, orientation: applied.orientation, region: region)
+
+            // Is it worth reading? ~0.1 ms of thumbnail against ~100 ms of recognition.
+            let thumbnail = LumaThumbnail(upright.image)
+            let snapshot = context.scene
+            var scene = FrameOutcome.Scene(
+                thumbnail: thumbnail, policy: snapshot.policy,
+                sceneDifference: snapshot.reference.map(thumbnail.difference) ?? 0,
+                motion: snapshot.previous.map(thumbnail.difference) ?? 0)
+            let decision = scene.policy.decide(
+                sceneDifference: snapshot.reference.map { _ in scene.sceneDifference },
+                motion: snapshot.previous.map { _ in scene.motion }, recognizeUnchanged: settings.recognizeUnchanged,
+                waitForSteady: settings.waitForSteady, now: snapshot.now)
+            if case .skip(let reason) = decision {
+                imager.recycle(upright)
+                return .skipped(
+                    FrameOutcome.Skip(
+                        reason: reason, scene: scene, orientation: applied,
+                        decodeMicros: (clock.now - start).micros - osdMicros))
+            }
+            let hint = textHeightHint(context, scene)
+            if hint == nil, stored.isScaledDown {
+                // Decoded small for the last scene's large text, but this is another scene.
+                imager.recycle(upright)
+                stored = try imager.load(encoded, orientation: frame.orientation?.known)
+                upright = try imager.render(stored, orientation: applied.orientation, region: region)
+            }
             defer { imager.recycle(upright) }
             let decoded = clock.now
 
@@ -94,7 +138,7 @@ final class FramePipeline {
             if image.width >= Self.minimumSide, image.height >= Self.minimumSide {
                 var request = settings.request
                 request.hasRegionOfInterest = region != nil
-                request.textHeightHint = context.textHeightHint.map { $0 / upright.map.scale }
+                request.textHeightHint = hint.map { $0 / upright.map.scale }
                 text = try recognizer.recognize(image, request: request, job: context.serial, deadline: context.deadline)
                     .mapped(by: upright.map)
                 text.imageWidth = full.width
@@ -114,7 +158,7 @@ final class FramePipeline {
                 FrameOutcome.Recognition(
                     text: text, quality: quality, orientation: applied,
                     decodeMicros: (decoded - start).micros - osdMicros,
-                    recognizeMicros: (recognized - decoded).micros + osdMicros))
+                    recognizeMicros: (recognized - decoded).micros + osdMicros, scene: scene))
         } catch {
             return .failed(error)
         }
@@ -128,10 +172,18 @@ final class FramePipeline {
         -> JPEGDecodeScale
     {
         guard settings.request.level == .fast, !settings.autoOrientation, !cropped,
-            frame.encoding?.known == .jpeg, let hint = context.textHeightHint,
+            frame.encoding?.known == .jpeg, let hint = context.scene.textHeight,
+            context.scene.reference != nil,
             hint > TesseractEngine.fastShrinkAbove
         else { return .full }
         return .atLeast(TesseractEngine.fastWordHeight / hint)
+    }
+
+    /// The scene's text size when this frame shows the same scene (its difference from the last
+    /// recognized frame is under a cut), for FAST's shrinking.
+    private func textHeightHint(_ context: FrameContext, _ scene: FrameOutcome.Scene) -> Double? {
+        guard context.scene.reference != nil, scene.sceneDifference < SceneState.sceneCut else { return nil }
+        return context.scene.textHeight
     }
 
     /// Runs OSD on the client-oriented image and turns it further when OSD is sure enough.

@@ -79,7 +79,6 @@ public final class Server {
         var frame: Frame
         var settings: SessionSettings
         var received: ContinuousClock.Instant
-        var textHeightHint: Double?
     }
 
     /// One engine of the pool: its thread (with the pipeline on it) and its cancel signal.
@@ -257,8 +256,8 @@ public final class Server {
         arrival = clock.now
     }
 
-    func submit(_ frame: Frame, settings: SessionSettings, textHeightHint: Double?, from connection: Connection) {
-        let job = Job(frame: frame, settings: settings, received: arrival ?? clock.now, textHeightHint: textHeightHint)
+    func submit(_ frame: Frame, settings: SessionSettings, from connection: Connection) {
+        let job = Job(frame: frame, settings: settings, received: arrival ?? clock.now)
         let outcome = scheduler.submit(job, for: connection.serial, maxAge: settings.maxFrameAge, now: now)
         if let displaced = outcome.displaced {
             // Replaced by a newer frame before an engine was free: answered at once, never decoded.
@@ -333,10 +332,12 @@ public final class Server {
         let engineID = dispatch.engine
         let session = dispatch.session
         let waited = dispatch.waited
+        // The session's previous frame has been answered by now: its scene is current.
+        let scene = connections[session]?.sceneSnapshot(now: now) ?? SceneState().snapshot(now: now)
         let context = FrameContext(
             serial: dispatch.serial,
             deadline: configuration.frameDeadlineMillis > 0 ? .milliseconds(configuration.frameDeadlineMillis) : nil,
-            textHeightHint: job.textHeightHint)
+            scene: scene)
         let server = LoopBound(self, loop: loop)
         engines[engineID]!.thread.run { [loop] pipeline in
             let outcome = pipeline.process(job.frame, settings: job.settings, context: context)
@@ -355,7 +356,10 @@ public final class Server {
             case .recognized(let recognition):
                 timing.decodeMicros = recognition.decodeMicros
                 timing.recognizeMicros = recognition.recognizeMicros
-                connection.recognized(job.frame, recognition, timing: timing)
+                connection.recognized(job.frame, recognition, settings: job.settings, timing: timing)
+            case .skipped(let skip):
+                timing.decodeMicros = skip.decodeMicros
+                connection.skipped(job.frame, skip, settings: job.settings, timing: timing)
             case .failed(let error):
                 log(.debug, "frame failed", ["session": connection.sessionID, "reason": error.message])
                 connection.answer(

@@ -114,6 +114,9 @@ public struct LineTracker: Sendable {
         return changes
     }
 
+    /// The last result as it was sent (its ids and counts), nil before the first.
+    public var lastText: RecognizedText? { last }
+
     /// The last result again, for a frame skipped as unchanged: every line's `stableFrames`
     /// grows by one, as if it had been read the same way. Nil before the first result.
     public mutating func carryForward() -> RecognizedText? {

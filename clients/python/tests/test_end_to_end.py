@@ -33,6 +33,9 @@ def cer(got, want):
 
 
 def start(stream, **options):
+    """Starts a session. These tests send the same scene again and again to check how frames
+    are read, so unchanged frames are read too unless a test says otherwise."""
+    options.setdefault("recognize_unchanged", True)
     stream.send(pb.ClientMessage(start=pb.StartSession(protocol_version=1, client_name="pytest",
                                                         options=pb.RecognitionOptions(**options))))
     reply = stream.receive()
