@@ -32,8 +32,10 @@ final class Connection: EventHandler {
     private var scene = SceneState()
 
     static let readChunk = 64 * 1024
-    static let writeHighWater = 4 << 20
-    static let writeLowWater = 1 << 20
+    /// Over this many queued bytes the connection stops reading (`--max-write-queue-bytes`);
+    /// under a quarter of it, it reads again.
+    private var writeHighWater: Int { server.configuration.maxWriteQueueBytes }
+    private var writeLowWater: Int { server.configuration.maxWriteQueueBytes / 4 }
 
     init(serial: UInt64, socket: Socket, peer: String, server: Server, configuration: SessionConfiguration, maxMessageBytes: Int) {
         self.serial = serial
@@ -223,12 +225,12 @@ final class Connection: EventHandler {
                 finishClose()
                 return
             }
-        } else if writeOffset > Connection.writeLowWater {
+        } else if writeOffset > writeLowWater {
             writeBuffer.removeFirst(writeOffset)
             writeOffset = 0
         }
-        let shouldPause = pendingWriteBytes > Connection.writeHighWater
-        if shouldPause != readingPaused && (shouldPause || pendingWriteBytes < Connection.writeLowWater) {
+        let shouldPause = pendingWriteBytes > writeHighWater
+        if shouldPause != readingPaused && (shouldPause || pendingWriteBytes < writeLowWater) {
             readingPaused = shouldPause
         }
         if readingPaused {

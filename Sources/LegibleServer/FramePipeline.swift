@@ -87,6 +87,13 @@ final class FramePipeline {
         }
         let clock = ContinuousClock()
         let start = clock.now
+        // From here a cancel for this job stops it: between the steps below, and in Tesseract
+        // between words.
+        let cancellation = recognizer.cancellation
+        cancellation.begin(context.serial)
+        func checkCancelled() throws(LegibleError) {
+            if cancellation.isCancelled { throw LegibleError(.cancelled, "the recognition was cancelled") }
+        }
         do throws(LegibleError) {
             let region = frame.regionOfInterest ?? settings.regionOfInterest
             let encoded = EncodedImage(
@@ -122,6 +129,7 @@ final class FramePipeline {
                         reason: reason, scene: scene, orientation: applied,
                         decodeMicros: (clock.now - start).micros - osdMicros))
             }
+            try checkCancelled()
             let hint = textHeightHint(context, scene)
             if hint == nil, stored.isScaledDown {
                 // Decoded small for the last scene's large text, but this is another scene.
@@ -131,6 +139,7 @@ final class FramePipeline {
             }
             defer { imager.recycle(upright) }
             let decoded = clock.now
+            try checkCancelled()
 
             let image = upright.image
             let full = stored.uprightFullSize(applied.orientation)

@@ -27,6 +27,8 @@ public struct ServerConfiguration: Sendable {
     public var frameDeadlineMillis: Int = 0
     /// Sessions at once; StartSession past it is answered UNAVAILABLE.
     public var maxSessions: Int = 4096
+    /// Result bytes queued per connection before it stops reading from its client.
+    public var maxWriteQueueBytes: Int = 4 << 20
     /// A connection whose client has not read its results for this long is closed.
     public var writeStallSeconds: Int = 10
     /// Engines with custom words, without the dictionary or with several models, at once.

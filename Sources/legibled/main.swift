@@ -29,6 +29,9 @@ let command = Command(
         .value("engine-idle-seconds", valueName: "s", help: "Unload an engine idle this long; 0 keeps engines.", default: "300"),
         .value("frame-deadline-ms", valueName: "ms", help: "Fail a recognition running longer (DEADLINE_EXCEEDED); 0 for none.", default: "0"),
         .value("max-sessions", valueName: "n", help: "Sessions at once; more are refused with UNAVAILABLE.", default: "4096"),
+        .value(
+            "max-write-queue-bytes", valueName: "n",
+            help: "Result bytes queued for a client before the server stops reading from it.", default: "4194304"),
         .value("write-stall-seconds", valueName: "s", help: "Close a client that reads none of its results this long.", default: "10"),
         .value(
             "max-custom-engines", valueName: "n",
@@ -104,6 +107,9 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
     if parsed.isSet("engine-idle-seconds") { configuration.engineIdleSeconds = try integer("engine-idle-seconds", 0...86_400) }
     if parsed.isSet("frame-deadline-ms") { configuration.frameDeadlineMillis = try integer("frame-deadline-ms", 0...3_600_000) }
     if parsed.isSet("max-sessions") { configuration.maxSessions = try integer("max-sessions", 1...1_000_000) }
+    if parsed.isSet("max-write-queue-bytes") {
+        configuration.maxWriteQueueBytes = try integer("max-write-queue-bytes", 4096...(1 << 30))
+    }
     if parsed.isSet("write-stall-seconds") { configuration.writeStallSeconds = try integer("write-stall-seconds", 1...3600) }
     if parsed.isSet("max-custom-engines") { configuration.maxCustomEngines = try integer("max-custom-engines", 1...64) }
     if parsed.isSet("custom-engine-mb") { configuration.customEngineMegabytes = try integer("custom-engine-mb", 1...1_000_000) }
