@@ -1,10 +1,15 @@
 # Legible: `make run` and `make test` do all set-up on a fresh Debian 12 machine.
 SHELL := /bin/bash
+# Tesseract's models: for each of the five scripts its language model and its script model
+# (make bench-models compares them), and OSD for auto-orientation. Fonts for the test frames.
+MODEL_PACKAGES := tesseract-ocr-eng tesseract-ocr-script-latn tesseract-ocr-chi-sim tesseract-ocr-script-hans \
+	tesseract-ocr-hin tesseract-ocr-script-deva tesseract-ocr-jpn tesseract-ocr-script-jpan tesseract-ocr-kor \
+	tesseract-ocr-script-hang tesseract-ocr-osd
 APT_PACKAGES := libtesseract-dev libleptonica-dev libturbojpeg0-dev libprotobuf-c-dev protobuf-c-compiler \
-	protobuf-compiler pkg-config tesseract-ocr-eng tesseract-ocr-script-latn tesseract-ocr-osd fonts-dejavu-core libexif-dev
+	protobuf-compiler pkg-config libexif-dev $(MODEL_PACKAGES) fonts-dejavu-core fonts-noto-core fonts-noto-cjk
 PY_PROTO_OUT := clients/python/legible_client/proto
 
-.PHONY: deps build release run test test-swift test-python python-proto bench bench-overhead bench-imaging clean
+.PHONY: deps build release run test test-swift test-python python-proto bench bench-overhead bench-imaging bench-models clean
 
 deps: ## Install the Debian and PyPI packages that are missing.
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -44,7 +49,10 @@ bench-imaging: release ## decode + orient + crop cost beside recognition, per en
 	OMP_THREAD_LIMIT=1 .build/release/legible-floor --orientations --repeat 50 Tests/Fixtures/camera-720p.jpg
 	python3 bench/imaging.py --legibled .build/release/legibled --repeat 10
 
-bench: bench-overhead bench-imaging ## Every benchmark.
+bench-models: release ## Per script: language vs script model (CER, ms, MB); FAST vs ACCURATE; two-script sessions.
+	python3 bench/models.py --legibled .build/release/legibled --floor .build/release/legible-floor --json bench/models.json
+
+bench: bench-overhead bench-imaging bench-models ## Every benchmark.
 
 clean:
 	rm -rf .build $(PY_PROTO_OUT)

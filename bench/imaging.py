@@ -57,7 +57,8 @@ def main():
                 sys.exit(f"legibled did not start; see {log.name}")
             time.sleep(0.05)
         stream = Stream("unix:" + path)
-        stream.send(pb.ClientMessage(start=pb.StartSession(protocol_version=1, client_name="bench-imaging")))
+        stream.send(pb.ClientMessage(start=pb.StartSession(protocol_version=1, client_name="bench-imaging",
+                                                            options=pb.RecognitionOptions(recognize_unchanged=True))))
         assert stream.receive().WhichOneof("message") == "started"
         frame_id = 0
         for (e, o), image in images.items():

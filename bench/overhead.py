@@ -33,7 +33,8 @@ def main():
         while not os.path.exists(path):
             time.sleep(0.05)
         stream = Stream("unix:" + path)
-        stream.send(pb.ClientMessage(start=pb.StartSession(protocol_version=1)))
+        # The same frame again and again: read each one (no unchanged skipping).
+        stream.send(pb.ClientMessage(start=pb.StartSession(protocol_version=1, options=pb.RecognitionOptions(recognize_unchanged=True))))
         stream.receive()
         data = open(a.image, "rb").read()
         latencies = []
