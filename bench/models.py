@@ -46,7 +46,9 @@ SCRIPTS = {
 PROTO_SCRIPT = {"latin": pb.SCRIPT_LATIN, "chinese": pb.SCRIPT_CHINESE, "devanagari": pb.SCRIPT_DEVANAGARI,
                 "japanese": pb.SCRIPT_JAPANESE, "korean": pb.SCRIPT_KOREAN}
 SEEDS = (cf.SEED, cf.SEED + 11, cf.SEED + 23)
-_CJK = r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"
+# Han and kana: Chinese and Japanese are written without spaces. Korean is written with
+# spaces between words, so they count.
+_CJK = r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]"
 
 
 def log(*parts):
@@ -54,8 +56,8 @@ def log(*parts):
 
 
 def normalise(text):
-    """NFC, one space between words, none between CJK characters (the script models put one
-    between every pair; Korean words are compared without their spaces too), no blank lines."""
+    """NFC, one space between words, none between Han or kana characters (the script models put
+    one between every pair), no blank lines. Korean keeps its word spaces."""
     text = unicodedata.normalize("NFC", text)
     text = re.sub(r"(?<=%s) +(?=%s)" % (_CJK, _CJK), "", text)
     return "\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip())

@@ -30,6 +30,11 @@ final class Connection: EventHandler {
     private var stalledSince: ContinuousClock.Instant?
     /// What the session's results so far tell the next frame's recognition.
     private var scene = SceneState()
+    /// For the deadlines: when the client connected, sent its last whole message, and began
+    /// the message still arriving (nil between messages).
+    private let connectedAt = ContinuousClock.now
+    private var lastMessageAt = ContinuousClock.now
+    private var partialSince: ContinuousClock.Instant?
 
     static let readChunk = 64 * 1024
     /// Over this many queued bytes the connection stops reading (`--max-write-queue-bytes`);
@@ -77,6 +82,11 @@ final class Connection: EventHandler {
             case .success(let count?):
                 deframer.append(chunk[0..<count])
                 drainMessages()
+                if deframer.isAtMessageBoundary {
+                    partialSince = nil
+                } else if partialSince == nil {
+                    partialSince = ContinuousClock.now
+                }
                 if isClosed || readingPaused || closeAfterFlush { return }
             }
         }
@@ -95,6 +105,8 @@ final class Connection: EventHandler {
             }
             do throws(LegibleError) {
                 let message = try ProtobufCodec.decodeClientMessage(payload)
+                lastMessageAt = ContinuousClock.now
+                partialSince = nil
                 if case .frame = message { server.frameArrived() }
                 perform(machine.receive(message))
             } catch {
@@ -175,6 +187,25 @@ final class Connection: EventHandler {
                 frameID: frame.frameID, status: .skipped, text: text, timing: timing, changes: Changes(),
                 orientation: skip.orientation, skipReason: skip.reason, stable: stable,
                 sceneDifference: skip.scene.sceneDifference, motion: skip.scene.motion))
+    }
+
+    /// The deadlines a client must keep (against slow or silent clients holding a connection):
+    /// StartSession within `firstMessage` of connecting; each message, once begun, whole
+    /// within `message`; and, with no frame outstanding, some message (a Ping will do) within
+    /// `idle`. Past one, the stream fails with DEADLINE_EXCEEDED.
+    func checkDeadlines(firstMessage: Duration, message: Duration, idle: Duration, now: ContinuousClock.Instant) {
+        guard !isClosed, !closeAfterFlush else { return }
+        var reason: String?
+        if case .awaitingStart = machine.state, now - connectedAt >= firstMessage {
+            reason = "no StartSession within \(firstMessage) of connecting"
+        } else if let partialSince, now - partialSince >= message {
+            reason = "a message took longer than \(message) to arrive"
+        } else if case .active = machine.state, machine.outstandingFrames == 0, now - lastMessageAt >= idle {
+            reason = "no message for \(idle)"
+        }
+        guard let reason else { return }
+        server.log(.info, "closing a slow or silent client", ["session": sessionID, "reason": reason])
+        perform(machine.streamFailed(LegibleError(.deadlineExceeded, reason)))
     }
 
     /// Closes the connection when its client has not read its results for `limit`: its

@@ -6,6 +6,7 @@ internal import LegibleSessions
 internal import LegibleSockets
 internal import LegibleTesseract
 public import LegibleWire
+internal import LegibleWireProtobuf
 
 /// Everything `legibled` is configured with.
 public struct ServerConfiguration: Sendable {
@@ -27,6 +28,21 @@ public struct ServerConfiguration: Sendable {
     public var frameDeadlineMillis: Int = 0
     /// Sessions at once; StartSession past it is answered UNAVAILABLE.
     public var maxSessions: Int = 4096
+    /// Open connections at once (sessions or not); past it a new one gets a fatal
+    /// RESOURCE_EXHAUSTED and is closed.
+    public var maxConnections: Int = 8192
+    /// StartSession must arrive within this of connecting.
+    public var firstMessageSeconds: Int = 10
+    /// A message, once its first byte arrived, must be whole within this.
+    public var messageSeconds: Int = 30
+    /// A session with no frame outstanding must send something (a Ping will do) this often.
+    public var idleSeconds: Int = 300
+    /// Tokens a session must bring in StartSession.auth_token (`--auth-token-file`).
+    public var accessTokens: AccessTokens = .none
+    /// Group of unix socket files (`--socket-group`); nil leaves the creator's.
+    public var socketGroup: String?
+    /// Listen on a non-loopback TCP address without tokens (`--allow-unauthenticated-remote`).
+    public var allowUnauthenticatedRemote = false
     /// Result bytes queued per connection before it stops reading from its client.
     public var maxWriteQueueBytes: Int = 4 << 20
     /// A connection whose client has not read its results for this long is closed.
@@ -68,6 +84,8 @@ public final class Server {
     private var timer: RepeatingTimer?
     private var draining = false
     private var admittedSessions = 0
+    /// Connections turned away at --max-connections.
+    private(set) var refusedConnections: UInt64 = 0
     private let installedModels: Set<String>
     private let availableScripts: [Script]
     private let clock = ContinuousClock()
@@ -133,7 +151,21 @@ public final class Server {
 
     private func bindListeners() throws(LegibleError) {
         for address in configuration.listen {
+            if case .tcp(let host, _) = address, !ServerAddress.isLoopback(host: host) {
+                guard configuration.accessTokens.isRequired || configuration.allowUnauthenticatedRemote else {
+                    throw LegibleError(
+                        .failedPrecondition,
+                        "refusing to listen on \(address) without --auth-token-file: anyone who can reach it could use "
+                            + "this server; pass --allow-unauthenticated-remote to do it anyway")
+                }
+                if !configuration.accessTokens.isRequired {
+                    log(.warning, "listening on a non-loopback address without auth tokens", ["address": "\(address)"])
+                }
+            }
             let socket = try Socket.listen(on: address, mode: configuration.socketMode)
+            if case .unix(let path) = address, let group = configuration.socketGroup {
+                try Socket.setGroup(of: path, to: group)
+            }
             var shown = address
             if case .tcp(let host, 0) = address, let port = socket.boundPort() { shown = .tcp(host: host, port: port) }
             listeners.append((shown, socket, ListenerHandler(socket: socket)))
@@ -182,6 +214,19 @@ public final class Server {
                 log(.warning, "accept failed", ["reason": error.message])
                 return
             }
+            if connections.count >= configuration.maxConnections {
+                // Told why, then closed: a client that retries sees a reason, not a reset.
+                let refusal = MessageFraming.frame(
+                    ProtobufCodec.encode(
+                        .error(
+                            WireError(
+                                LegibleError(.resourceExhausted, "the server is at its limit of connections; try again later"),
+                                fatal: true))))
+                _ = refusal.withUnsafeBytes { try? socket.send($0) }
+                socket.close()
+                refusedConnections += 1
+                continue
+            }
             nextSerial += 1
             let session = SessionConfiguration(
                 sessionID: Server.makeSessionID(serial: nextSerial), serverVersion: ServerConfiguration.version,
@@ -191,7 +236,7 @@ public final class Server {
                     maxSessions: UInt32(clamping: configuration.maxSessions),
                     frameDeadlineMillis: UInt32(clamping: configuration.frameDeadlineMillis)),
                 availableScripts: availableScripts, models: configuration.models, installedModels: installedModels,
-                engines: engineInfo())
+                engines: engineInfo(), accessTokens: configuration.accessTokens)
             let connection = Connection(
                 serial: nextSerial, socket: socket, peer: "", server: self, configuration: session,
                 maxMessageBytes: configuration.maxMessageBytes)
@@ -378,7 +423,15 @@ public final class Server {
     private func tick() {
         perform(scheduler.tick(now: now))
         let stall = Duration.seconds(configuration.writeStallSeconds)
-        for connection in Array(connections.values) { connection.checkWriteStall(limit: stall, now: clock.now) }
+        let (first, message, idle) = (
+            Duration.seconds(configuration.firstMessageSeconds), Duration.seconds(configuration.messageSeconds),
+            Duration.seconds(configuration.idleSeconds)
+        )
+        let instant = clock.now
+        for connection in Array(connections.values) {
+            connection.checkWriteStall(limit: stall, now: instant)
+            connection.checkDeadlines(firstMessage: first, message: message, idle: idle, now: instant)
+        }
     }
 
     // MARK: Shutdown

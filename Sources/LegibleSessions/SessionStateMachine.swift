@@ -17,12 +17,15 @@ public struct SessionConfiguration: Sendable {
     public var installedModels: Set<String>
     /// The engine pool as SessionStarted reports it.
     public var engines: [EngineInfo]
+    /// Tokens a session must bring; none required when empty.
+    public var accessTokens: AccessTokens
 
     public init(
         sessionID: String, serverVersion: String, limits: ServerLimits, availableScripts: [Script],
         supportedEncodings: Set<ImageEncoding> = Set(ImageEncoding.allCases), models: ModelSelection = ModelSelection(),
-        installedModels: Set<String>? = nil, engines: [EngineInfo] = []
+        installedModels: Set<String>? = nil, engines: [EngineInfo] = [], accessTokens: AccessTokens = .none
     ) {
+        self.accessTokens = accessTokens
         self.sessionID = sessionID
         self.serverVersion = serverVersion
         self.limits = limits
@@ -199,6 +202,12 @@ public struct SessionStateMachine {
     // MARK: Helpers
 
     private mutating func begin(_ start: StartSession) -> [Action] {
+        // Before anything else is looked at: an unauthenticated client gets no work done.
+        if configuration.accessTokens.isRequired && !configuration.accessTokens.accepts(start.authToken) {
+            return fail(
+                LegibleError(
+                    .unauthenticated, start.authToken.isEmpty ? "this server requires an auth_token" : "the auth_token is not valid"))
+        }
         guard start.protocolVersion <= legibleProtocolVersion else {
             return fail(
                 LegibleError(

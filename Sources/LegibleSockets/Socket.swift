@@ -245,3 +245,14 @@ public final class Socket: @unchecked Sendable {
         return out
     }
 }
+
+extension Socket {
+    /// Gives the socket file at `path` to group `name` (so that its members may connect when
+    /// the mode allows the group).
+    public static func setGroup(of path: String, to name: String) throws(LegibleError) {
+        guard let group = getgrnam(name) else {
+            throw LegibleError(.invalidArgument, "no group named '\(name)' on this machine")
+        }
+        guard chown(path, uid_t.max, group.pointee.gr_gid) == 0 else { throw .system("chown \(path)") }
+    }
+}

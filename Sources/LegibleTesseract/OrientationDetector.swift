@@ -25,13 +25,13 @@ public final class OrientationDetector {
         guard access(path, R_OK) == 0 else {
             throw LegibleError(
                 .failedPrecondition,
-                "auto_orientation needs Tesseract's OSD model: no \(path); install the Debian package tesseract-ocr-osd")
+                "auto_orientation needs Tesseract's OSD model, which is not installed: install the Debian package tesseract-ocr-osd")
         }
         guard let api = TessBaseAPICreate() else { throw LegibleError(.internal, "TessBaseAPICreate failed") }
         self.api = api
         _ = TessBaseAPISetVariable(api, "debug_file", "/dev/null")
         if TessBaseAPIInit2(api, tessdata, "osd", OEM_TESSERACT_ONLY) != 0 {
-            throw LegibleError(.failedPrecondition, "Tesseract cannot load osd from \(tessdata); reinstall tesseract-ocr-osd")
+            throw LegibleError(.failedPrecondition, "Tesseract cannot load its OSD model; reinstall tesseract-ocr-osd")
         }
         TessBaseAPISetPageSegMode(api, PSM_OSD_ONLY)
     }

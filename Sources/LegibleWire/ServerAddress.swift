@@ -40,3 +40,13 @@ public enum ServerAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension ServerAddress {
+    /// Whether `host` names this machine only: `localhost`, 127.0.0.0/8 or ::1.
+    public static func isLoopback(host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if bare == "localhost" || bare == "::1" || bare == "0:0:0:0:0:0:0:1" { return true }
+        let parts = bare.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import LegibleCommandLine
 import LegibleCore
@@ -19,6 +20,14 @@ let command = Command(
             "listen", valueName: "address", help: "Listen on unix:PATH or tcp:HOST:PORT; repeatable.",
             default: "unix:legible.sock and tcp:127.0.0.1:7480", repeatable: true),
         .value("socket-mode", valueName: "octal", help: "File mode of unix socket files.", default: "0600"),
+        .value("socket-group", valueName: "name", help: "Group of unix socket files (with --socket-mode 0660).", default: "yours"),
+        .value(
+            "auth-token-file", valueName: "path",
+            help: "Sessions must send one of the tokens in this file (one per line) as StartSession.auth_token.",
+            default: "none required"),
+        .flag(
+            "allow-unauthenticated-remote",
+            help: "Listen on a non-loopback TCP address without --auth-token-file (a warning is logged)."),
         .value("tessdata", valueName: "dir", help: "Folder of Tesseract models.", default: "$TESSDATA_PREFIX or the Debian path"),
         .value("workers", valueName: "n", help: "Recognitions running at once across all scripts.", default: "the number of cores"),
         .value("replicas-per-script", valueName: "n", help: "Engines each script may load while its sessions wait.", default: "1"),
@@ -29,6 +38,12 @@ let command = Command(
         .value("engine-idle-seconds", valueName: "s", help: "Unload an engine idle this long; 0 keeps engines.", default: "300"),
         .value("frame-deadline-ms", valueName: "ms", help: "Fail a recognition running longer (DEADLINE_EXCEEDED); 0 for none.", default: "0"),
         .value("max-sessions", valueName: "n", help: "Sessions at once; more are refused with UNAVAILABLE.", default: "4096"),
+        .value(
+            "max-connections", valueName: "n", help: "Open connections at once; more are told RESOURCE_EXHAUSTED and closed.",
+            default: "8192"),
+        .value("first-message-seconds", valueName: "s", help: "Close a client that sends no StartSession this long.", default: "10"),
+        .value("message-seconds", valueName: "s", help: "Close a client whose message takes longer than this to arrive.", default: "30"),
+        .value("idle-seconds", valueName: "s", help: "Close a session that sends nothing (not even a Ping) this long.", default: "300"),
         .value(
             "max-write-queue-bytes", valueName: "n",
             help: "Result bytes queued for a client before the server stops reading from it.", default: "4194304"),
@@ -106,6 +121,23 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
     configuration.models = ModelSelection(defaults: models)
     if parsed.isSet("engine-idle-seconds") { configuration.engineIdleSeconds = try integer("engine-idle-seconds", 0...86_400) }
     if parsed.isSet("frame-deadline-ms") { configuration.frameDeadlineMillis = try integer("frame-deadline-ms", 0...3_600_000) }
+    if parsed.isSet("max-connections") { configuration.maxConnections = try integer("max-connections", 1...1_000_000) }
+    if parsed.isSet("first-message-seconds") {
+        configuration.firstMessageSeconds = try integer("first-message-seconds", 1...3600)
+    }
+    if parsed.isSet("message-seconds") { configuration.messageSeconds = try integer("message-seconds", 1...3600) }
+    if parsed.isSet("idle-seconds") { configuration.idleSeconds = try integer("idle-seconds", 1...86_400) }
+    if parsed.isSet("socket-group") { configuration.socketGroup = parsed.value("socket-group")! }
+    configuration.allowUnauthenticatedRemote = parsed.flag("allow-unauthenticated-remote")
+    if parsed.isSet("auth-token-file") {
+        let path = parsed.value("auth-token-file")!
+        guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw LegibleError(.invalidArgument, "--auth-token-file: cannot read \(path)")
+        }
+        let tokens = AccessTokens(fileContents: contents)
+        guard tokens.isRequired else { throw LegibleError(.invalidArgument, "--auth-token-file: \(path) holds no token") }
+        configuration.accessTokens = tokens
+    }
     if parsed.isSet("max-sessions") { configuration.maxSessions = try integer("max-sessions", 1...1_000_000) }
     if parsed.isSet("max-write-queue-bytes") {
         configuration.maxWriteQueueBytes = try integer("max-write-queue-bytes", 4096...(1 << 30))

@@ -30,11 +30,13 @@ BREAK = {v: k for k, v in pb.BreakType.items()}
 # (make bench-models); the bound leaves room for a character or two, not for a wrong model.
 SCRIPT_CER = 0.05
 
-_CJK = r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"
+# Han and kana: Chinese and Japanese are written without spaces. Korean is written with
+# spaces between words, so they count.
+_CJK = r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]"
 
 
 def normalise(text):
-    """NFC, one space between words, no space between two CJK characters, no blank lines."""
+    """NFC, one space between words, no space between two Han or kana characters, no blank lines."""
     text = unicodedata.normalize("NFC", text)
     text = re.sub(r"(?<=%s) +(?=%s)" % (_CJK, _CJK), "", text)
     return "\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
