@@ -20,7 +20,7 @@ enum StreamCommand {
             for the previous one to leave the socket is not sent. Prints each change to the text as it \
             arrives, '+ [TRACK] TEXT' for a line added, '~ [TRACK] TEXT' changed, '- [TRACK]' removed, and \
             '= stable' when every line has held its text for --stable-after results; at the end a summary: \
-            sent = recognized + dropped + skipped + failed + lost (unanswered when a connection broke), then \
+            sent = recognized + dropped + skipped + failed + lost (not read because the connection broke or the server ended the session), then \
             unsent, and the latency of recognized frames. When the connection drops it reconnects with \
             backoff (100 ms doubling to 5 s, jittered) and goes on in a new session. Ctrl-C ends the \
             session, waits for its summary and exits as if the stream had run out.
@@ -83,7 +83,8 @@ struct StreamCounts {
     var dropped = 0
     var skipped = 0
     var failed = 0
-    /// Sent but never answered: the connection broke first.
+    /// Sent but not read: the connection broke first, or the server ended the session (it was
+    /// shutting down).
     var lost = 0
     /// Fell due but not sent: the socket was still busy with the previous frame, there was no
     /// connection, or the loop was late.
@@ -342,6 +343,11 @@ final class Streamer {
             counts.latencies.append(clock.now - sent.sentAt)
         case .skipped: counts.skipped += 1
         case .dropped: counts.dropped += 1
+        case .failed where !ending && result.error?.code == LegibleError.Code.failedPrecondition.rawValue:
+            // A frame refused as sent after the session's end when we sent no EndSession: the
+            // server is draining the session to shut down. Not the frame's fault: it is lost
+            // with the session, and the summary that follows starts a reconnect.
+            counts.lost += 1
         case .failed:
             counts.failed += 1
             say("legible: frame \(result.frameID) (\(frames[sent.image].name)): \(result.error?.description ?? "failed")\n", error: true)
