@@ -71,7 +71,8 @@ let package = Package(
             name: "legibled", dependencies: ["LegibleServer", "LegibleCommandLine", "LegibleCore"],
             swiftSettings: strict),
         .executableTarget(
-            name: "legible", dependencies: ["LegibleClient", "LegibleCommandLine", "LegibleCore", "LegibleWire"],
+            name: "legible",
+            dependencies: ["LegibleClient", "LegibleCommandLine", "LegibleCore", "LegibleWire", "LegibleImaging", "CLeptonica", "CLinux"],
             path: "clients/legible", swiftSettings: strict),
         .executableTarget(
             name: "legible-floor",

@@ -8,10 +8,12 @@ public struct Command: Sendable {
     public var options: [Option]
     public var arguments: [Argument]
     public var subcommands: [Command]
+    /// The exit statuses the command documents, listed under EXIT CODES in its help.
+    public var exitCodes: [ExitCodeHelp]
 
     public init(
         name: String, abstract: String, discussion: String = "", options: [Option] = [], arguments: [Argument] = [],
-        subcommands: [Command] = []
+        subcommands: [Command] = [], exitCodes: [ExitCodeHelp] = []
     ) {
         self.name = name
         self.abstract = abstract
@@ -19,6 +21,18 @@ public struct Command: Sendable {
         self.options = options
         self.arguments = arguments
         self.subcommands = subcommands
+        self.exitCodes = exitCodes
+    }
+}
+
+/// One row of a command's EXIT CODES help section.
+public struct ExitCodeHelp: Sendable {
+    public var code: Int32
+    public var meaning: String
+
+    public init(_ code: Int32, _ meaning: String) {
+        self.code = code
+        self.meaning = meaning
     }
 }
 
@@ -31,18 +45,32 @@ public struct Option: Sendable {
     public var help: String
     public var defaultValue: String?
     public var repeatable: Bool
+    /// The help section the option is listed in (swift-argument-parser's `OptionGroup(title:)`);
+    /// nil lists it under OPTIONS.
+    public var group: String?
 
     /// An option that takes a value.
     public static func value(
         _ name: String, short: Character? = nil, valueName: String, help: String, default defaultValue: String? = nil,
         repeatable: Bool = false
     ) -> Option {
-        Option(name: name, short: short, valueName: valueName, help: help, defaultValue: defaultValue, repeatable: repeatable)
+        Option(
+            name: name, short: short, valueName: valueName, help: help, defaultValue: defaultValue, repeatable: repeatable,
+            group: nil)
     }
 
     /// A flag: present or not.
     public static func flag(_ name: String, short: Character? = nil, help: String) -> Option {
-        Option(name: name, short: short, valueName: nil, help: help, defaultValue: nil, repeatable: false)
+        Option(name: name, short: short, valueName: nil, help: help, defaultValue: nil, repeatable: false, group: nil)
+    }
+
+    /// `options`, listed in the help under their own section titled `title`.
+    public static func group(_ title: String, _ options: [Option]) -> [Option] {
+        options.map { option in
+            var option = option
+            option.group = title
+            return option
+        }
     }
 }
 
@@ -215,8 +243,11 @@ extension Command {
     /// The `--help` text, laid out as swift-argument-parser lays it out.
     public func helpText(commandPath: [String]? = nil) -> String {
         let path = commandPath ?? [name]
-        var out = "OVERVIEW: \(abstract)\n"
-        if !discussion.isEmpty { out += "\n\(discussion)\n" }
+        var out = Command.wrap("OVERVIEW: \(abstract)", indent: 0) + "\n"
+        if !discussion.isEmpty {
+            out += "\n" + discussion.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { Command.wrap(String($0), indent: 0) }.joined(separator: "\n") + "\n"
+        }
         out += "\nUSAGE: \(path.joined(separator: " ")) \(usageLine)\n"
         if !arguments.isEmpty {
             out += "\nARGUMENTS:\n"
@@ -227,26 +258,38 @@ extension Command {
             for sub in subcommands { out += Command.row(sub.name, sub.abstract) }
             out += "\n  See '\(path.joined(separator: " ")) help <subcommand>' for detailed help.\n"
         }
+        // The untitled options under OPTIONS, then each titled group in declaration order.
         out += "\nOPTIONS:\n"
-        for option in options + [Command.helpOption] {
-            var left = option.short.map { "-\($0), " } ?? ""
-            left += "--\(option.name)"
-            if let valueName = option.valueName { left += " <\(valueName)>" }
-            var help = option.help
-            if let defaultValue = option.defaultValue { help += " (default: \(defaultValue))" }
-            out += Command.row(left, help)
+        for option in options.filter({ $0.group == nil }) + [Command.helpOption] { out += Command.row(option) }
+        var titles: [String] = []
+        for option in options { if let title = option.group, !titles.contains(title) { titles.append(title) } }
+        for title in titles {
+            out += "\n\(title.uppercased()):\n"
+            for option in options where option.group == title { out += Command.row(option) }
+        }
+        if !exitCodes.isEmpty {
+            out += "\nEXIT CODES:\n"
+            for exitCode in exitCodes { out += Command.row(String(exitCode.code), exitCode.meaning) }
         }
         return out
     }
 
+    /// Past this many options the usage line says `[<options>]` instead of listing each, as
+    /// swift-argument-parser does.
+    static let maxOptionsInUsage = 12
+
     var usageLine: String {
         if !subcommands.isEmpty { return "<subcommand>" }
         var parts: [String] = []
-        for option in options {
-            var part = "--\(option.name)"
-            if let valueName = option.valueName { part += " <\(valueName)>" }
-            if option.repeatable { part += " ..." }
-            parts.append("[\(part)]")
+        if options.count > Command.maxOptionsInUsage {
+            parts.append("[<options>]")
+        } else {
+            for option in options {
+                var part = "--\(option.name)"
+                if let valueName = option.valueName { part += " <\(valueName)>" }
+                if option.repeatable { part += " ..." }
+                parts.append("[\(part)]")
+            }
         }
         for argument in arguments {
             var part = "<\(argument.name)>"
@@ -254,6 +297,16 @@ extension Command {
             parts.append(argument.isOptional ? "[\(part)]" : part)
         }
         return parts.joined(separator: " ")
+    }
+
+    /// An option's help row: its spellings, value and help text with the default.
+    static func row(_ option: Option) -> String {
+        var left = option.short.map { "-\($0), " } ?? ""
+        left += "--\(option.name)"
+        if let valueName = option.valueName { left += " <\(valueName)>" }
+        var help = option.help
+        if let defaultValue = option.defaultValue { help += " (default: \(defaultValue))" }
+        return row(left, help)
     }
 
     /// One help row: the left column padded to 26, the text wrapped at 80 columns.
@@ -265,20 +318,27 @@ extension Command {
         } else {
             line += String(repeating: " ", count: indent - line.count)
         }
+        return line + wrap(text, indent: indent) + "\n"
+    }
+
+    /// `text` wrapped at 80 columns, continuation lines indented by `indent`; the first line
+    /// is taken to start at column `indent`.
+    static func wrap(_ text: String, indent: Int) -> String {
+        var out = ""
         var column = indent
         var first = true
         for word in text.split(separator: " ") {
             if !first && column + 1 + word.count > 80 {
-                line += "\n" + String(repeating: " ", count: indent)
+                out += "\n" + String(repeating: " ", count: indent)
                 column = indent
             } else if !first {
-                line += " "
+                out += " "
                 column += 1
             }
-            line += word
+            out += word
             column += word.count
             first = false
         }
-        return line + "\n"
+        return out
     }
 }

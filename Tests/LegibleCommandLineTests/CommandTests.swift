@@ -65,4 +65,33 @@ struct CommandTests {
         #expect(help.contains("  -h, --help                Show help information."))
         #expect(tool.helpText().contains("SUBCOMMANDS:\n  run"))
     }
+
+    @Test func exitCodesAndTitledGroupsHaveTheirOwnSections() {
+        let command = Command(
+            name: "go", abstract: "Goes.",
+            options: [.flag("fast", help: "Quickly.")] + Option.group("Tuning options", [.value("gear", valueName: "n", help: "Which gear.")]),
+            exitCodes: [ExitCodeHelp(0, "Arrived."), ExitCodeHelp(64, "Bad usage.")])
+        let help = command.helpText()
+        #expect(help.contains("\nOPTIONS:\n  --fast                    Quickly.\n  -h, --help"))
+        #expect(help.contains("\nTUNING OPTIONS:\n  --gear <n>                Which gear.\n"))
+        #expect(help.hasSuffix("\nEXIT CODES:\n  0                         Arrived.\n  64                        Bad usage.\n"))
+        let sections = help.split(separator: "\n").filter { $0.hasSuffix(":") && !$0.hasPrefix(" ") }
+        #expect(sections == ["OPTIONS:", "TUNING OPTIONS:", "EXIT CODES:"])
+        #expect(throws: Never.self) { try command.parse(["--gear", "3"]) }
+    }
+
+    @Test func manyOptionsCollapseInTheUsageLine() {
+        let many = (1...13).map { Option.flag("f\($0)", help: "Flag \($0).") }
+        let command = Command(name: "big", abstract: "Big.", options: many, arguments: [Argument("file", help: "F.", variadic: true)])
+        #expect(command.usageLine == "[<options>] <file> ...")
+        let few = Command(name: "small", abstract: "Small.", options: Array(many.prefix(12)))
+        #expect(few.usageLine.hasPrefix("[--f1] [--f2]"))
+    }
+
+    @Test func longDiscussionIsWrappedAt80Columns() {
+        let command = Command(name: "w", abstract: "Wraps.", discussion: String(repeating: "word ", count: 40) + "\nNext paragraph.")
+        let lines = command.helpText().split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.allSatisfy { $0.count <= 80 })
+        #expect(lines.contains("Next paragraph."))
+    }
 }
