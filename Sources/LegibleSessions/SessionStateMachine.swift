@@ -98,8 +98,9 @@ public struct SessionStateMachine {
     public enum State: Sendable, Hashable {
         case awaitingStart
         case active(SessionSettings)
-        /// No more frames are accepted; waiting for the answers still owed.
-        case draining(SessionSettings)
+        /// No more frames are accepted; waiting for the answers still owed. `shuttingDown`:
+        /// the server drains it, not the client's EndSession.
+        case draining(SessionSettings, shuttingDown: Bool)
         case closed
     }
 
@@ -145,9 +146,13 @@ public struct SessionStateMachine {
             summary.framesReceived += 1
             if let error = validate(frame) { return answer(failed(frame.frameID, error)) }
             return [.submit(frame, settings)]
-        case (.draining, .frame(let frame)):
+        case (.draining(_, let shuttingDown), .frame(let frame)):
             summary.framesReceived += 1
-            return answer(failed(frame.frameID, LegibleError(.failedPrecondition, "frame sent after EndSession")))
+            let error =
+                shuttingDown
+                ? LegibleError(.unavailable, "the server is shutting down and reads no more frames")
+                : LegibleError(.failedPrecondition, "frame sent after EndSession")
+            return answer(failed(frame.frameID, error))
         case (.active(let settings), .update(let update)):
             switch resolve(update.options) {
             case .failure(let error):
@@ -162,7 +167,7 @@ public struct SessionStateMachine {
         case (_, .ping(let nonce)):
             return [.send(.pong(nonce: nonce))]
         case (.active(let settings), .end):
-            state = .draining(settings)
+            state = .draining(settings, shuttingDown: false)
             return finishIfDrained()
         case (.draining, .end):
             return []
@@ -181,7 +186,7 @@ public struct SessionStateMachine {
         case .awaitingStart:
             return fail(LegibleError(.unavailable, "the server is shutting down"))
         case .active(let settings):
-            state = .draining(settings)
+            state = .draining(settings, shuttingDown: true)
             return finishIfDrained()
         case .draining, .closed:
             return []

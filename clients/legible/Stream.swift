@@ -150,8 +150,6 @@ final class Streamer {
     private var inFlight: [UInt64: (sentAt: ContinuousClock.Instant, image: Int)] = [:]
     private var counts = StreamCounts()
     private var stable = false
-    /// Changes for results that carry none (a server without the session tracker).
-    private var localTracker = LocalLineTracker()
     /// No more frames: EndSession is sent (or there is no connection to send it on).
     private var ending = false
     private var interrupted = false
@@ -343,25 +341,19 @@ final class Streamer {
             counts.latencies.append(clock.now - sent.sentAt)
         case .skipped: counts.skipped += 1
         case .dropped: counts.dropped += 1
-        case .failed where !ending && result.error?.code == LegibleError.Code.failedPrecondition.rawValue:
-            // A frame refused as sent after the session's end when we sent no EndSession: the
-            // server is draining the session to shut down. Not the frame's fault: it is lost
-            // with the session, and the summary that follows starts a reconnect.
+        case .failed where result.error?.code == LegibleError.Code.unavailable.rawValue:
+            // The server is shutting down and took no more frames: not the frame's fault. It
+            // is lost with the session, and the summary that follows starts a reconnect.
             counts.lost += 1
         case .failed:
             counts.failed += 1
             say("legible: frame \(result.frameID) (\(frames[sent.image].name)): \(result.error?.description ?? "failed")\n", error: true)
         }
         guard result.status == .recognized || result.status == .skipped else { return }
-        let lines = result.text?.lines ?? []
-        if let changes = result.changes {
-            var texts: [UInt64: String] = [:]
-            for line in lines { texts[line.trackID] = line.text }
-            say(Self.changeLines(changes, texts: texts))
-        } else {
-            let local = localTracker.update(lines)
-            say(Self.changeLines(local.changes, texts: local.texts))
-        }
+        // The server's tracker says what changed; track ids name the lines.
+        var texts: [UInt64: String] = [:]
+        for line in result.text?.lines ?? [] { texts[line.trackID] = line.text }
+        say(Self.changeLines(result.changes ?? Changes(), texts: texts))
         if result.stable && !stable { say("= stable\n") }
         stable = result.stable
     }
@@ -388,7 +380,6 @@ final class Streamer {
         connection = nil
         lose()
         stable = false
-        localTracker.reset()
         if ending {
             finished = true
             say("legible: connection lost before the summary: \(reason)\n", error: true)
