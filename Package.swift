@@ -28,6 +28,8 @@ let package = Package(
             name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
         .systemLibrary(
             name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
+        // libmicrohttpd behind one non-variadic C function (MHD_start_daemon is variadic).
+        .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
         // epoll, eventfd, signalfd: Linux headers the Glibc module leaves out.
         .systemLibrary(name: "CLinux"),
         // Checked-in protoc-c output (scripts/generate-protos.sh); never edited by hand.
@@ -39,6 +41,7 @@ let package = Package(
         .target(name: "LegibleCore", swiftSettings: strict),
         .target(name: "LegibleWire", dependencies: ["LegibleCore"], swiftSettings: strict),
         .target(name: "LegibleCommandLine", swiftSettings: strict),
+        .target(name: "LegibleMetrics", swiftSettings: strict),
         .target(name: "LegibleSockets", dependencies: ["LegibleCore", "LegibleWire", "CLinux"], swiftSettings: strict),
         .target(name: "LegibleSessions", dependencies: ["LegibleCore", "LegibleWire"], swiftSettings: strict),
         .target(name: "LegibleEntities", dependencies: ["LegibleCore"], swiftSettings: strict),
@@ -59,7 +62,7 @@ let package = Package(
             name: "LegibleServer",
             dependencies: [
                 "LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSessions", "LegibleImaging",
-                "LegibleTesseract", "LegibleEntities", "LegibleSockets", "CLinux",
+                "LegibleTesseract", "LegibleEntities", "LegibleSockets", "LegibleMetrics", "CMicroHTTPD", "CLinux",
             ],
             swiftSettings: strict),
         .target(

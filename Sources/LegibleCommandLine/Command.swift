@@ -104,6 +104,13 @@ public struct ParsedCommandLine: Sendable {
     public var positionals: [String]
     private var values: [String: [String]]
     private var defaults: [String: String]
+    /// Options whose values came from the environment (see `mergingEnvironment`).
+    private(set) var fromEnvironment: Set<String> = []
+
+    mutating func setFromEnvironment(_ name: String, _ newValues: [String]) {
+        values[name] = newValues
+        fromEnvironment.insert(name)
+    }
 
     init(commandPath: [String], positionals: [String], values: [String: [String]], defaults: [String: String]) {
         self.commandPath = commandPath

@@ -30,6 +30,8 @@ final class Connection: EventHandler {
     private var stalledSince: ContinuousClock.Instant?
     /// What the session's results so far tell the next frame's recognition.
     private var scene = SceneState()
+    /// The next answer is a drop for age (`max_frame_age_ms`), not a replacement (metrics).
+    private var droppingTooOld = false
     /// For the deadlines: when the client connected, sent its last whole message, and began
     /// the message still arriving (nil between messages).
     private let connectedAt = ContinuousClock.now
@@ -80,6 +82,7 @@ final class Connection: EventHandler {
                 endOfInput()
                 return
             case .success(let count?):
+                server.metrics.bytes(received: count)
                 deframer.append(chunk[0..<count])
                 drainMessages()
                 if deframer.isAtMessageBoundary {
@@ -107,7 +110,10 @@ final class Connection: EventHandler {
                 let message = try ProtobufCodec.decodeClientMessage(payload)
                 lastMessageAt = ContinuousClock.now
                 partialSince = nil
-                if case .frame = message { server.frameArrived() }
+                if case .frame = message {
+                    server.frameArrived()
+                    server.metrics.frameReceived(script: mainScript)
+                }
                 perform(machine.receive(message))
             } catch {
                 perform(machine.streamFailed(error))
@@ -149,6 +155,9 @@ final class Connection: EventHandler {
             case .update(let settings):
                 server.update(self, settings: settings)
             case .send(let message):
+                if case .result(let result) = message {
+                    server.metrics.answered(result, script: mainScript, droppedTooOld: droppingTooOld)
+                }
                 enqueue(message)
             case .submit(let frame, let settings):
                 server.submit(frame, settings: settings, from: self)
@@ -160,8 +169,18 @@ final class Connection: EventHandler {
     }
 
     /// A frame's answer from the scheduler or an engine.
-    func answer(_ result: FrameResult) {
+    func answer(_ result: FrameResult, droppedTooOld: Bool = false) {
+        droppingTooOld = droppedTooOld
+        defer { droppingTooOld = false }
         perform(machine.frameAnswered(result))
+    }
+
+    /// The session's main script, for metric labels.
+    private var mainScript: Script {
+        switch machine.state {
+        case .active(let settings), .draining(let settings, _): settings.script
+        case .awaitingStart, .closed: .default
+        }
     }
 
     /// What the engine needs from this session's past for its next frame.
@@ -247,6 +266,7 @@ final class Connection: EventHandler {
                 return
             }
             if sent == 0 { break }
+            server.metrics.bytes(sent: sent)
             writeOffset += sent
         }
         if pendingWriteBytes == 0 {

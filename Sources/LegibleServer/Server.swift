@@ -7,6 +7,7 @@ internal import LegibleSockets
 internal import LegibleTesseract
 public import LegibleWire
 internal import LegibleWireProtobuf
+internal import Synchronization
 
 /// Everything `legibled` is configured with.
 public struct ServerConfiguration: Sendable {
@@ -51,13 +52,50 @@ public struct ServerConfiguration: Sendable {
     public var maxCustomEngines: Int = 4
     /// Their estimated resident memory together, in MB.
     public var customEngineMegabytes: Int = 512
+    /// Serve /metrics, /healthz and /readyz over HTTP here (`--metrics tcp:HOST:PORT`).
+    public var metricsAddress: ServerAddress?
     /// Replace Tesseract with an engine that answers after exactly this long (checking load
     /// tools); nil for real recognition.
     public var calibrationDelay: Duration?
     public var logLevel: Log.Level = .info
+    public var logFormat: Log.Format = .text
     public static let version = "0.2.0"
 
     public init() {}
+
+    /// Every setting as `legibled --print-config` shows it: the option's name and its
+    /// effective value (defaults resolved, e.g. --workers to the number of cores).
+    public var effectiveValues: [(option: String, value: String)] {
+        func seconds(_ value: Int) -> String { "\(value)" }
+        return [
+            ("listen", listen.map(\.description).joined(separator: " ")),
+            ("socket-mode", "0" + String(socketMode, radix: 8)),
+            ("socket-group", socketGroup ?? ""),
+            ("auth-token-file", accessTokens.isRequired ? "\(accessTokens.count) token(s)" : ""),
+            ("allow-unauthenticated-remote", allowUnauthenticatedRemote ? "true" : "false"),
+            ("tessdata", tessdata),
+            ("workers", "\(workers)"),
+            ("replicas-per-script", "\(replicasPerScript)"),
+            ("model", Script.allCases.map { "\($0)=\(models.model(for: $0))" }.joined(separator: " ")),
+            ("engine-idle-seconds", seconds(engineIdleSeconds)),
+            ("frame-deadline-ms", "\(frameDeadlineMillis)"),
+            ("max-sessions", "\(maxSessions)"),
+            ("max-connections", "\(maxConnections)"),
+            ("first-message-seconds", seconds(firstMessageSeconds)),
+            ("message-seconds", seconds(messageSeconds)),
+            ("idle-seconds", seconds(idleSeconds)),
+            ("max-write-queue-bytes", "\(maxWriteQueueBytes)"),
+            ("write-stall-seconds", seconds(writeStallSeconds)),
+            ("max-custom-engines", "\(maxCustomEngines)"),
+            ("custom-engine-mb", "\(customEngineMegabytes)"),
+            ("max-message-bytes", "\(maxMessageBytes)"),
+            ("max-pixels", "\(maxPixels)"),
+            ("metrics", metricsAddress.map(\.description) ?? ""),
+            ("log-level", logLevel.name),
+            ("log-format", logFormat.rawValue),
+            ("calibration-delay-ms", calibrationDelay.map { "\($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)" } ?? ""),
+        ]
+    }
 
     /// The engine of the default script: loaded at start and kept loaded.
     var defaultKey: EngineKey { EngineKey(models: [models.model(for: .default)]) }
@@ -75,6 +113,9 @@ public final class Server {
     let configuration: ServerConfiguration
     let loop: EventLoop
     let log: Log
+    let metrics = ServerMetrics()
+    private let health: HealthState
+    private var metricsEndpoint: MetricsEndpoint?
     private var listeners: [(address: ServerAddress, socket: Socket, handler: ListenerHandler)] = []
     private var connections: [UInt64: Connection] = [:]
     private var nextSerial: UInt64 = 0
@@ -114,7 +155,8 @@ public final class Server {
         // starts, so that they arrive only through the loop's signalfd.
         SignalHandler.blockShutdownSignals()
         self.configuration = configuration
-        self.log = Log(minimum: configuration.logLevel)
+        self.log = Log(minimum: configuration.logLevel, format: configuration.logFormat)
+        self.health = HealthState(metrics: metrics.registry)
         self.loop = try EventLoop()
         self.started = clock.now
         var candidates = Script.allCases.flatMap { script in
@@ -196,6 +238,14 @@ public final class Server {
         try loop.register(signals.descriptor, handler: signals)
         self.signals = signals
         timer = try RepeatingTimer(loop: loop, interval: .seconds(1)) { [unowned self] in self.tick() }
+        if let address = configuration.metricsAddress {
+            let endpoint = try MetricsEndpoint(address: address, state: health)
+            metricsEndpoint = endpoint
+            var shown = address
+            if case .tcp(let host, _) = address { shown = .tcp(host: host, port: endpoint.port) }
+            log(.info, "metrics on \(shown)")
+        }
+        metrics.pool(scheduler.pool)
         // The default script's engine loads as soon as the loop runs, on its own thread;
         // frames wait for it.
         let server = UnsafeTransfer(self)
@@ -225,6 +275,7 @@ public final class Server {
                 _ = refusal.withUnsafeBytes { try? socket.send($0) }
                 socket.close()
                 refusedConnections += 1
+                metrics.refusedConnection()
                 continue
             }
             nextSerial += 1
@@ -247,6 +298,7 @@ public final class Server {
                 continue
             }
             connections[nextSerial] = connection
+            metrics.sessions(admittedSessions, connections: connections.count)
             log(.debug, "connection accepted", ["session": connection.sessionID])
         }
     }
@@ -265,6 +317,7 @@ public final class Server {
     func connectionClosed(_ connection: Connection) {
         connections[connection.serial] = nil
         if connection.admitted { admittedSessions -= 1 }
+        metrics.sessions(admittedSessions, connections: connections.count)
         // Its pending frame has nobody to answer to; its recognition in flight is stopped so
         // that the engine is free for the others at once.
         let (_, inFlight) = scheduler.removeSession(connection.serial)
@@ -286,6 +339,7 @@ public final class Server {
     func admit(_ connection: Connection) -> Bool {
         guard admittedSessions < configuration.maxSessions else { return false }
         admittedSessions += 1
+        metrics.sessions(admittedSessions, connections: connections.count)
         return true
     }
 
@@ -326,7 +380,7 @@ public final class Server {
             log(.info, "engine unloaded", ["engine": id.description])
         }
         for id in actions.load { startEngine(id) }
-        for (session, job) in actions.expired { connections[session]?.answer(dropped(job)) }
+        for (session, job) in actions.expired { connections[session]?.answer(dropped(job), droppedTooOld: true) }
         for (session, job, error) in actions.failed {
             connections[session]?.answer(
                 FrameResult(
@@ -335,6 +389,7 @@ public final class Server {
                     error: WireError(error, frameID: job.frame.frameID)))
         }
         for dispatch in actions.dispatches { start(dispatch) }
+        if !actions.load.isEmpty || !actions.unload.isEmpty || !actions.dispatches.isEmpty { metrics.pool(scheduler.pool) }
     }
 
     /// Loads an engine on a thread of its own; the loop hears when it is ready.
@@ -371,7 +426,9 @@ public final class Server {
         }
         let milliseconds = Int((clock.now - engine.loadStarted).micros / 1000)
         log(.info, "engine loaded", ["engine": id.description, "ms": String(milliseconds)])
+        if id.key == configuration.defaultKey && !draining { health.ready.store(true, ordering: .releasing) }
         perform(scheduler.engineLoaded(id, now: now))
+        metrics.pool(scheduler.pool)
     }
 
     private func start(_ dispatch: FrameScheduler<UInt64, Job>.Dispatch) {
@@ -401,10 +458,12 @@ public final class Server {
                 totalMicros: (clock.now - job.received).micros)
             switch outcome {
             case .recognized(let recognition):
+                metrics.decoded(job.frame.encoding?.known, micros: recognition.decodeMicros)
                 timing.decodeMicros = recognition.decodeMicros
                 timing.recognizeMicros = recognition.recognizeMicros
                 connection.recognized(job.frame, recognition, settings: job.settings, timing: timing)
             case .skipped(let skip):
+                metrics.decoded(job.frame.encoding?.known, micros: skip.decodeMicros)
                 timing.decodeMicros = skip.decodeMicros
                 connection.skipped(job.frame, skip, settings: job.settings, timing: timing)
             case .failed(let error):
@@ -416,6 +475,7 @@ public final class Server {
             }
         }
         perform(scheduler.completed(engine: engine, now: now))
+        metrics.pool(scheduler.pool)
     }
 
     // MARK: Time
@@ -439,6 +499,7 @@ public final class Server {
     func beginShutdown(signal: Int32) {
         guard !draining else { return }
         draining = true
+        health.ready.store(false, ordering: .releasing)
         log(.info, "draining", ["signal": String(signal), "sessions": String(connections.count)])
         for listener in listeners {
             loop.unregister(listener.socket.descriptor)

@@ -14,6 +14,13 @@ let command = Command(
 
         Tesseract's OpenMP threads are limited to 1 per engine (OMP_THREAD_LIMIT=1) unless the \
         environment sets another value: one thread per engine is several times faster here.
+
+        Every option can also be set by an environment variable named LEGIBLE_ and the option \
+        in capitals with underscores (--max-sessions: LEGIBLE_MAX_SESSIONS; repeatable options \
+        take several values separated by spaces; flags 1 or 0). The command line wins.
+
+        Exit codes: 0 stopped by SIGTERM or SIGINT after draining, 1 could not start \
+        (a listener, a model), 64 bad usage or a bad setting.
         """,
     options: [
         .value(
@@ -57,6 +64,9 @@ let command = Command(
         .value("max-pixels", valueName: "n", help: "Largest decoded frame, in pixels.", default: "40000000"),
         .value("latin-model", valueName: "name", help: "Short for --model latin=NAME.", default: "eng"),
         .value("log-level", valueName: "level", help: "debug, info, warning or error.", default: "info"),
+        .value("log-format", valueName: "format", help: "text or json, one line per event on stderr.", default: "text"),
+        .value("metrics", valueName: "address", help: "Serve /metrics, /healthz and /readyz over HTTP on tcp:HOST:PORT.", default: "off"),
+        .flag("print-config", help: "Print the effective settings and where each came from, then exit."),
         .value(
             "calibration-delay-ms", valueName: "ms",
             help: "Instead of Tesseract, answer every frame after exactly this long (for checking load tools).",
@@ -75,7 +85,13 @@ func ensureOpenMPThreadLimit() {
     StandardStream.error.write("legibled: warning: could not re-exec with OMP_THREAD_LIMIT=1; recognition will be slow\n")
 }
 
-let parsed = command.parseOrExit()
+var parsed = command.parseOrExit()
+do throws(CommandLineError) {
+    parsed = try parsed.mergingEnvironment(ProcessInfo.processInfo.environment, prefix: "LEGIBLE_", options: command.options)
+} catch {
+    if case .usage(let message, _) = error { fail(message, code: .usage) }
+    fail("\(error)", code: .usage)
+}
 if parsed.flag("version") {
     StandardStream.output.write("legibled \(ServerConfiguration.version)\n")
     exit(0)
@@ -148,6 +164,17 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
     if parsed.isSet("calibration-delay-ms") {
         configuration.calibrationDelay = .milliseconds(try integer("calibration-delay-ms", 0...600_000))
     }
+    if parsed.isSet("metrics") {
+        let address = try ServerAddress(parsing: parsed.value("metrics")!)
+        guard case .tcp = address else { throw LegibleError(.invalidArgument, "--metrics takes tcp:HOST:PORT") }
+        configuration.metricsAddress = address
+    }
+    if parsed.isSet("log-format") {
+        guard let format = Log.Format(rawValue: parsed.value("log-format")!) else {
+            throw LegibleError(.invalidArgument, "--log-format takes text or json")
+        }
+        configuration.logFormat = format
+    }
     if parsed.isSet("log-level") {
         let levels: [String: Log.Level] = ["debug": .debug, "info": .info, "warning": .warning, "error": .error]
         guard let level = levels[parsed.value("log-level")!] else {
@@ -162,7 +189,21 @@ let configuration: ServerConfiguration
 do {
     configuration = try makeConfiguration(parsed)
 } catch {
-    fail(error.message, code: .usage)
+    // A bad value from the environment names its variable, so that it can be found.
+    let culprit = command.options.first { error.message.hasPrefix("--\($0.name) ") && parsed.source(of: $0.name) == .environment }
+    let origin = culprit.map { " (from \(ParsedCommandLine.environmentName(of: $0.name, prefix: "LEGIBLE_")))" } ?? ""
+    fail(error.message + origin, code: .usage)
+}
+
+if parsed.flag("print-config") {
+    var out = ""
+    for (option, value) in configuration.effectiveValues {
+        let source = parsed.source(of: option)
+        let origin = source == .environment ? "\(source.rawValue) \(ParsedCommandLine.environmentName(of: option, prefix: "LEGIBLE_"))" : source.rawValue
+        out += "\(option) = \(value)    # \(origin)\n"
+    }
+    StandardStream.output.write(out)
+    exit(0)
 }
 
 do {
