@@ -1,0 +1,351 @@
+"""Faults, abuse and security, end to end against the real legibled on unix sockets and
+loopback, each bounded in count and time: slowloris, connection floods past --max-connections,
+clients vanishing mid-frame, garbage, a flooding session beside a polite one, SIGTERM under
+load, auth tokens, socket permissions, non-loopback listeners, and error messages without paths.
+"""
+import grp
+import os
+import random
+import resource
+import signal
+import socket
+import stat
+import statistics
+import struct
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from conftest import Server
+from legible_client import Stream, build_image, frame as framed, pb
+from test_sessions import frame, jpeg, label, result_of, start, started
+from test_operations import free_port, get, samples, wait_for
+
+UNAUTHENTICATED, RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED = 16, 8, 4
+
+
+def fd_count(pid):
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def raw_connect(server):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(server.path)
+    return s
+
+
+def start_bytes(**options):
+    return framed(pb.ClientMessage(start=pb.StartSession(options=pb.RecognitionOptions(**options))))
+
+
+# ---------------------------------------------------------------- slow and vanishing clients
+
+def test_slowloris_is_closed_by_its_deadline_and_others_do_not_notice():
+    server = Server("--first-message-seconds", "1", "--message-seconds", "1")
+    try:
+        polite = started(server, recognize_unchanged=True)
+        slow = [raw_connect(server) for _ in range(20)]
+        # A header claiming a 1000-byte message, then its bytes one at a time: never whole.
+        header = b"\x00" + struct.pack(">I", 1000) + bytes(1000)
+        began = time.monotonic()
+        latencies = []
+        closed = set()
+        step = 0
+        while len(closed) < len(slow) and time.monotonic() - began < 6:
+            for index, s in enumerate(slow):
+                if index in closed:
+                    continue
+                try:
+                    s.send(header[step % len(header):step % len(header) + 1])  # one byte at a time
+                except OSError:
+                    closed.add(index)
+            step += 1
+            sent = time.monotonic()
+            polite.send(frame(step, label()))
+            assert result_of(polite).status == pb.FRAME_STATUS_RECOGNIZED
+            latencies.append(time.monotonic() - sent)
+            time.sleep(0.1)
+        # Each trickler was cut off: its socket reads the fatal error then end of stream.
+        for s in slow:
+            s.settimeout(3)
+            data = b""
+            try:
+                while chunk := s.recv(4096):
+                    data += chunk
+            except OSError:
+                pass
+            if data:
+                message = pb.ServerMessage()
+                message.ParseFromString(data[5:5 + struct.unpack(">I", data[1:5])[0]])
+                assert message.error.code == DEADLINE_EXCEEDED and message.error.fatal
+            s.close()
+        assert time.monotonic() - began < 6, "the slow clients were not closed in time"
+        assert max(latencies) < 1.5, latencies
+    finally:
+        server.stop()
+
+
+def test_two_thousand_connections_at_once_respect_the_limit_and_the_server_stays_responsive():
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
+    server = Server("--max-connections", "1000")
+    sockets = []
+    try:
+        baseline = fd_count(server.process.pid)
+        for _ in range(2000):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            # A full backlog fails a non-blocking connect on a unix socket at once: retry, as a
+            # client would, within a bound.
+            for attempt in range(2000):
+                try:
+                    s.connect(server.path)
+                    break
+                except BlockingIOError:
+                    time.sleep(0.001)
+            sockets.append(s)
+        # The refused ones hear why at once; the accepted ones hear nothing (a StartSession is
+        # theirs to send). Collect for 3 s, well inside the 10 s first-message deadline.
+        import selectors
+        selector = selectors.DefaultSelector()
+        for s in sockets:
+            try:
+                selector.register(s, selectors.EVENT_READ)
+            except (ValueError, OSError):
+                pass
+        refused = 0
+        heard = set()
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            for key, _ in selector.select(timeout=0.2):
+                s = key.fileobj
+                if s in heard:
+                    continue
+                heard.add(s)
+                selector.unregister(s)
+                try:
+                    data = s.recv(4096)
+                except OSError:
+                    continue
+                if data:
+                    message = pb.ServerMessage()
+                    message.ParseFromString(data[5:])
+                    assert message.error.code == RESOURCE_EXHAUSTED and message.error.fatal, message
+                    assert "limit of connections" in message.error.message
+                    refused += 1
+        selector.close()
+        assert refused >= 900, refused  # past the 1000 open ones, every one was told why
+        for s in sockets:
+            s.close()
+        sockets.clear()
+        began = time.monotonic()
+        stream, reply = start(server)
+        assert reply.WhichOneof("message") == "started", reply
+        assert time.monotonic() - began < 1.0
+        stream.close()
+        wait_for(lambda: fd_count(server.process.pid) <= baseline, timeout=10, what="descriptors back to baseline")
+    finally:
+        for s in sockets:
+            s.close()
+        server.stop()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_clients_vanishing_at_200_random_points_leave_nothing_behind():
+    port = free_port()
+    server = Server("--metrics", f"tcp:127.0.0.1:{port}", "--workers", "1")
+    try:
+        wait_for(lambda: get(port, "/readyz")[0] == 200, what="ready")
+        probe = started(server, recognize_unchanged=True)
+        probe.send(frame(1, label()))
+        result_of(probe)
+        probe.close()
+        wait_for(lambda: samples(get(port, "/metrics")[1]).get("legible_connections") == 0, what="probe closed")
+        baseline_fds = fd_count(server.process.pid)
+        baseline_engines = samples(get(port, "/metrics")[1])['legible_engines_loaded{script="latin"}']
+        framed_stream = b"".join([start_bytes(recognize_unchanged=True), framed(frame(1, label())),
+                                           framed(frame(2, label()))])
+        rng = random.Random(20261203)
+        for _ in range(200):
+            s = raw_connect(server)
+            cut = rng.randrange(1, len(framed_stream) + 1)
+            s.sendall(framed_stream[:cut])
+            if rng.random() < 0.3:
+                time.sleep(rng.random() * 0.05)  # sometimes mid-recognition
+            # Vanish as a killed process does: no EndSession, an abortive close.
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            s.close()
+        alive = started(server, recognize_unchanged=True)
+        alive.send(frame(1, label()))
+        assert result_of(alive).status == pb.FRAME_STATUS_RECOGNIZED
+        alive.close()
+        wait_for(lambda: fd_count(server.process.pid) <= baseline_fds, timeout=15, what="descriptors back to baseline")
+        after = samples(get(port, "/metrics")[1])
+        assert after['legible_engines_loaded{script="latin"}'] == baseline_engines
+        assert after["legible_connections"] == 0 and after["legible_sessions"] == 0
+        assert server.process.poll() is None
+    finally:
+        server.stop()
+
+
+def test_garbage_streams_are_fatal_for_them_alone(server):
+    rng = random.Random(7)
+    polite = started(server, recognize_unchanged=True)
+    for _ in range(40):
+        s = raw_connect(server)
+        s.sendall(bytes(rng.randrange(256) for _ in range(rng.randrange(1, 400))))
+        s.shutdown(socket.SHUT_WR)
+        s.settimeout(5)
+        try:
+            while s.recv(4096):
+                pass
+        except OSError:
+            pass
+        s.close()
+    polite.send(frame(1, label()))
+    assert result_of(polite).status == pb.FRAME_STATUS_RECOGNIZED
+    assert server.process.poll() is None
+
+
+def test_a_flooding_session_does_not_slow_a_polite_one_much():
+    """A session sending 500 tiny frames a second beside one sending a camera frame every 250 ms:
+    the polite session's p99 latency stays within 1.5x of what it is alone."""
+    server = Server("--workers", "1")
+    try:
+        def polite_run(seconds):
+            stream = started(server, recognize_unchanged=True)
+            latencies = []
+            end = time.monotonic() + seconds
+            frame_id = 0
+            while time.monotonic() < end:
+                frame_id += 1
+                sent = time.monotonic()
+                stream.send(frame(frame_id, label()))
+                assert result_of(stream).status == pb.FRAME_STATUS_RECOGNIZED
+                latencies.append(time.monotonic() - sent)
+                time.sleep(max(0.0, 0.25 - (time.monotonic() - sent)))
+            stream.close()
+            return sorted(latencies)[max(0, int(len(latencies) * 0.99) - 1)]
+
+        polite_run(1)  # warm
+        alone = polite_run(5)
+        tiny = bytes(range(16)) * 16  # a 16x16 GRAY8 frame
+        stop = threading.Event()
+        flooded = []
+
+        def flood():
+            stream = started(server, recognize_unchanged=True)
+            reader = threading.Thread(target=lambda: [stream.receive() for _ in iter(int, 1)], daemon=True)
+            reader.start()
+            frame_id = 0
+            while not stop.is_set():
+                frame_id += 1
+                stream.send(pb.ClientMessage(frame=pb.Frame(frame_id=frame_id, image=build_image(
+                    pb.ENCODING_GRAY8, tiny, 16, 16))))
+                flooded.append(frame_id)
+                time.sleep(0.002)
+
+        thread = threading.Thread(target=flood, daemon=True)
+        thread.start()
+        time.sleep(0.5)
+        crowded = polite_run(5)
+        stop.set()
+        thread.join(timeout=5)
+        assert len(flooded) > 1000, len(flooded)
+        assert crowded <= 1.5 * alone, (alone, crowded)
+    finally:
+        server.stop()
+
+
+def test_sigterm_under_load_answers_every_frame_received_before_exit():
+    server = Server("--workers", "2")
+    try:
+        streams = [started(server, recognize_unchanged=True) for _ in range(6)]
+        data = label()
+        sent = {index: 0 for index in range(len(streams))}
+        for round_ in range(3):
+            for index, stream in enumerate(streams):
+                sent[index] += 1
+                stream.send(frame(sent[index], data))
+        server.process.send_signal(signal.SIGTERM)
+        for index, stream in enumerate(streams):
+            answered = set()
+            summary = None
+            while (message := stream.receive()) is not None:
+                kind = message.WhichOneof("message")
+                if kind == "result":
+                    assert message.result.frame_id not in answered
+                    answered.add(message.result.frame_id)
+                elif kind == "summary":
+                    summary = message.summary
+            assert summary is not None
+            assert summary.frames_received == len(answered) == sent[index], (summary, answered)
+        assert server.process.wait(timeout=30) == 0
+    finally:
+        server.stop()
+
+
+# ---------------------------------------------------------------- security
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory):
+    tokens = tmp_path_factory.mktemp("tokens") / "tokens"
+    tokens.write_text("# camera fleet\ns3cret-one\n\ns3cret-two\n")
+    s = Server("--auth-token-file", str(tokens))
+    yield s
+    s.stop()
+
+
+@pytest.mark.parametrize("token", ["", "s3cret-on", "s3cret-one-and-more", "S3CRET-ONE"])
+def test_missing_or_wrong_token_is_unauthenticated_before_any_work(guarded, token):
+    stream = Stream(guarded.address)
+    stream.send(pb.ClientMessage(start=pb.StartSession(auth_token=token)))
+    stream.send(frame(1, label()))
+    reply = stream.receive()
+    assert reply.WhichOneof("message") == "error", reply
+    assert reply.error.code == UNAUTHENTICATED and reply.error.fatal
+    assert stream.receive() is None  # closed: the frame was never read
+
+
+@pytest.mark.parametrize("token", ["s3cret-one", "s3cret-two"])
+def test_a_right_token_starts_the_session(guarded, token):
+    stream = Stream(guarded.address)
+    stream.send(pb.ClientMessage(start=pb.StartSession(auth_token=token)))
+    assert stream.receive().WhichOneof("message") == "started"
+    stream.close()
+
+
+def test_socket_mode_and_group_are_applied():
+    group = grp.getgrnam("daemon")
+    server = Server("--socket-mode", "0660", "--socket-group", "daemon")
+    try:
+        info = os.stat(server.path)
+        assert stat.S_IMODE(info.st_mode) == 0o660
+        assert info.st_gid == group.gr_gid
+    finally:
+        server.stop()
+
+
+def test_a_non_loopback_listener_needs_tokens_or_an_explicit_flag(tmp_path):
+    import subprocess
+    from test_operations import LEGIBLED
+    port = free_port()
+    out = subprocess.run([LEGIBLED, "--listen", f"tcp:0.0.0.0:{port}"], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 1 and "--auth-token-file" in out.stderr, out.stderr
+    server = Server("--listen", f"tcp:0.0.0.0:{port}", "--allow-unauthenticated-remote")
+    try:
+        wait_for(lambda: "non-loopback address without auth tokens" in server.read_log(), what="the warning")
+    finally:
+        server.stop()
+
+
+def test_error_messages_carry_no_paths(server):
+    stream = started(server)
+    stream.send(pb.ClientMessage(frame=pb.Frame(frame_id=1, image=build_image(pb.ENCODING_JPEG, b"\xff\xd8\xff garbage"))))
+    failed = result_of(stream)
+    assert failed.status == pb.FRAME_STATUS_FAILED and "/" not in failed.error.message, failed.error.message
+    missing = Stream(server.address)
+    missing.send(pb.ClientMessage(start=pb.StartSession(options=pb.RecognitionOptions(language_hints=["zh-Hant"]))))
+    error = missing.receive().error
+    assert "tesseract-ocr-script-hant" in error.message and "/" not in error.message, error.message
