@@ -42,6 +42,8 @@ let package = Package(
         .target(name: "LegibleSockets", dependencies: ["LegibleCore", "LegibleWire", "CLinux"], swiftSettings: strict),
         .target(name: "LegibleSessions", dependencies: ["LegibleCore", "LegibleWire"], swiftSettings: strict),
         .target(name: "LegibleEntities", dependencies: ["LegibleCore"], swiftSettings: strict),
+        // legible-load's schedule, ledger and statistics: no sockets, no clock.
+        .target(name: "LegibleLoadCore", swiftSettings: strict),
 
         // C interop.
         .target(
@@ -84,6 +86,7 @@ let package = Package(
         // Tests.
         .testTarget(name: "LegibleCoreTests", dependencies: ["LegibleCore"], swiftSettings: strict),
         .testTarget(name: "LegibleWireTests", dependencies: ["LegibleWire", "LegibleWireProtobuf"], swiftSettings: strict),
+        .testTarget(name: "LegibleLoadTests", dependencies: ["LegibleLoadCore"], swiftSettings: strict),
         .testTarget(name: "LegibleCommandLineTests", dependencies: ["LegibleCommandLine"], swiftSettings: strict),
         .testTarget(name: "LegibleEntitiesTests", dependencies: ["LegibleEntities", "LegibleCore"], swiftSettings: strict),
         .testTarget(
