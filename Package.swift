@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .executable(name: "legibled", targets: ["legibled"]),
         .executable(name: "legible", targets: ["legible"]),
+        .executable(name: "legible-load", targets: ["legible-load"]),
     ],
     targets: [
         // C libraries from Debian.
@@ -75,6 +76,13 @@ let package = Package(
         .executableTarget(
             name: "legible", dependencies: ["LegibleClient", "LegibleCommandLine", "LegibleCore", "LegibleWire"],
             path: "clients/legible", swiftSettings: strict),
+        .executableTarget(
+            name: "legible-load",
+            dependencies: [
+                "LegibleLoadCore", "LegibleSockets", "LegibleWire", "LegibleWireProtobuf", "LegibleCommandLine",
+                "LegibleCore", "CTurboJPEG", "CLinux",
+            ],
+            path: "clients/legible-load", swiftSettings: strict),
         .executableTarget(
             name: "legible-floor",
             dependencies: ["LegibleImaging", "LegibleTesseract", "LegibleCommandLine", "LegibleCore", "CLeptonica"],
