@@ -9,7 +9,8 @@ APT_PACKAGES := libtesseract-dev libleptonica-dev libturbojpeg0-dev libprotobuf-
 	protobuf-compiler pkg-config libexif-dev $(MODEL_PACKAGES) fonts-dejavu-core fonts-noto-core fonts-noto-cjk
 PY_PROTO_OUT := clients/python/legible_client/proto
 
-.PHONY: deps build release run test test-swift test-python python-proto bench bench-overhead bench-imaging bench-models clean
+.PHONY: deps build release run test test-swift test-python python-proto bench bench-overhead bench-imaging bench-models \
+	bench-load check-load-html clean
 
 deps: ## Install the Debian and PyPI packages that are missing.
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -52,7 +53,14 @@ bench-imaging: release ## decode + orient + crop cost beside recognition, per en
 bench-models: release ## Per script: language vs script model (CER, ms, MB); FAST vs ACCURATE; two-script sessions.
 	python3 bench/models.py --legibled .build/release/legibled --floor .build/release/legible-floor --json bench/models.json
 
-bench: bench-overhead bench-imaging bench-models ## Every benchmark.
+bench-load: release ## legible-load against release legibled and real Tesseract: 8 sessions x 10 fps x 20 s (LOAD_ARGS to change).
+	bench/load.sh $(LOAD_ARGS)
+
+check-load-html: build python-proto ## legible-load's HTML report in headless Chromium, no console messages (installs Debian's chromium, ~25 s, if missing).
+	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+	cd clients/python && LEGIBLE_REQUIRE_CHROMIUM=1 LEGIBLED=$(CURDIR)/.build/debug/legibled python3 -m pytest -q tests/test_load.py -k chromium
+
+bench: bench-overhead bench-imaging bench-models bench-load ## Every benchmark.
 
 clean:
 	rm -rf .build $(PY_PROTO_OUT)

@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .executable(name: "legibled", targets: ["legibled"]),
         .executable(name: "legible", targets: ["legible"]),
+        .executable(name: "legible-load", targets: ["legible-load"]),
     ],
     targets: [
         // C libraries from Debian.
@@ -45,6 +46,8 @@ let package = Package(
         .target(name: "LegibleSockets", dependencies: ["LegibleCore", "LegibleWire", "CLinux"], swiftSettings: strict),
         .target(name: "LegibleSessions", dependencies: ["LegibleCore", "LegibleWire"], swiftSettings: strict),
         .target(name: "LegibleEntities", dependencies: ["LegibleCore"], swiftSettings: strict),
+        // legible-load's schedule, ledger and statistics: no sockets, no clock.
+        .target(name: "LegibleLoadCore", swiftSettings: strict),
 
         // C interop.
         .target(
@@ -78,6 +81,13 @@ let package = Package(
             dependencies: ["LegibleClient", "LegibleCommandLine", "LegibleCore", "LegibleWire", "LegibleImaging", "CLeptonica", "CLinux"],
             path: "clients/legible", swiftSettings: strict),
         .executableTarget(
+            name: "legible-load",
+            dependencies: [
+                "LegibleLoadCore", "LegibleSockets", "LegibleWire", "LegibleWireProtobuf", "LegibleCommandLine",
+                "LegibleCore", "CTurboJPEG", "CLinux",
+            ],
+            path: "clients/legible-load", swiftSettings: strict),
+        .executableTarget(
             name: "legible-floor",
             dependencies: ["LegibleImaging", "LegibleTesseract", "LegibleCommandLine", "LegibleCore", "CLeptonica"],
             path: "bench/legible-floor", swiftSettings: strict),
@@ -88,6 +98,7 @@ let package = Package(
         // Tests.
         .testTarget(name: "LegibleCoreTests", dependencies: ["LegibleCore"], swiftSettings: strict),
         .testTarget(name: "LegibleWireTests", dependencies: ["LegibleWire", "LegibleWireProtobuf"], swiftSettings: strict),
+        .testTarget(name: "LegibleLoadTests", dependencies: ["LegibleLoadCore"], swiftSettings: strict),
         .testTarget(name: "LegibleCommandLineTests", dependencies: ["LegibleCommandLine"], swiftSettings: strict),
         .testTarget(name: "LegibleEntitiesTests", dependencies: ["LegibleEntities", "LegibleCore"], swiftSettings: strict),
         .testTarget(

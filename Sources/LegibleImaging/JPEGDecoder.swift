@@ -4,9 +4,13 @@ internal import LegibleCore
 /// libturbojpeg's decompressor, reading JPEGs straight to 8-bit gray.
 ///
 /// Owns one `tjhandle`, freed in `deinit`. Not `Sendable`: it lives on one engine thread.
+///
+/// A failed call leaves libjpeg's state where the error stopped it (a header cut before its
+/// SOS marker leaves it mid-header, and the next JPEG then reads as 0x0), so after any failure
+/// the handle is replaced by a fresh one: one bad frame must not fail the next client's.
 final class JPEGDecoder {
     /// From `tjInitDecompress`; never nil once `init` returns.
-    private let handle: UnsafeMutableRawPointer
+    private var handle: UnsafeMutableRawPointer
 
     init() throws(LegibleError) {
         guard let handle = tjInitDecompress() else {
@@ -26,7 +30,9 @@ final class JPEGDecoder {
         var subsampling: Int32 = 0
         var colorspace: Int32 = 0
         if tjDecompressHeader3(handle, data.baseAddress, UInt(data.count), &width, &height, &subsampling, &colorspace) != 0 {
-            throw LegibleError(.invalidArgument, "JPEG header does not read: \(Self.errorText(handle))")
+            let error = LegibleError(.invalidArgument, "JPEG header does not read: \(Self.errorText(handle))")
+            renew()
+            throw error
         }
         guard width > 0, height > 0 else {
             throw LegibleError(.invalidArgument, "JPEG header gives a size of \(width)x\(height)")
@@ -49,8 +55,17 @@ final class JPEGDecoder {
             handle, data.baseAddress, UInt(data.count), output, Int32(width), Int32(width), Int32(height),
             Int32(TJPF_GRAY.rawValue), flags)
         if status != 0 {
-            throw LegibleError(.invalidArgument, "JPEG does not decode: \(Self.errorText(handle))")
+            let error = LegibleError(.invalidArgument, "JPEG does not decode: \(Self.errorText(handle))")
+            renew()
+            throw error
         }
+    }
+
+    /// Replaces the handle after a failure (keeps the old one if no new one can be made).
+    private func renew() {
+        guard let fresh = tjInitDecompress() else { return }
+        tjDestroy(handle)
+        handle = fresh
     }
 
     private static func errorText(_ handle: UnsafeMutableRawPointer?) -> String {

@@ -73,6 +73,19 @@ private let noCap = 100_000_000
     #expect(image.width == 640 && image.height == 480)
 }
 
+@Test func decoderIsReusableAfterAHeaderCutShort() throws {
+    // A JPEG whose header stops before its SOS marker leaves libjpeg mid-header; without a
+    // fresh decompressor the next, good JPEG read as "a size of 0x0" (found by legible-load:
+    // one bad frame from any client failed the next frame on that engine).
+    let decoder = try FrameImager()
+    let whole = try fixture("label-640x480.jpg")
+    let cut = EncodedImage(encoding: .jpeg, data: Array(whole[..<300]))
+    let failure = error { () throws(LegibleError) in try decoder.decode(cut, maxPixels: noCap) }
+    #expect(failure?.message.contains("missing SOS marker") == true, "\(String(describing: failure))")
+    let image = try decoder.decode(jpeg("label-640x480.jpg"), maxPixels: noCap)
+    #expect(image.width == 640 && image.height == 480)
+}
+
 @Test(arguments: [ImageEncoding.jpeg, .gray8, .png])
 func emptyDataIsInvalidArgument(encoding: ImageEncoding) throws {
     let decoder = try FrameImager()

@@ -1,0 +1,97 @@
+internal import CLinux
+internal import Glibc
+internal import LegibleCore
+internal import LegibleLoadCore
+internal import LegibleSockets
+
+/// CLOCK_MONOTONIC in nanoseconds: the clock the schedule, the timerfd and every timestamp
+/// of a run share (Swift's `ContinuousClock` may be CLOCK_BOOTTIME; mixing clocks would skew
+/// latencies by the time the machine slept).
+enum Monotonic {
+    static func now() -> Nanoseconds {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Nanoseconds(time.tv_sec) * nanosecondsPerSecond + Nanoseconds(time.tv_nsec)
+    }
+}
+
+/// A one-shot timer on the event loop that fires at an absolute CLOCK_MONOTONIC time (a
+/// timerfd with TFD_TIMER_ABSTIME), re-armed by its owner after each firing. Absolute times
+/// keep the schedule exact: a late wake-up does not push later frames back.
+final class DeadlineTimer: EventHandler {
+    let descriptor: Int32
+    private let loop: EventLoop
+    private let fire: () -> Void
+
+    /// Creates the timer, disarmed; on the loop thread only.
+    init(loop: EventLoop, fire: @escaping () -> Void) throws(LegibleError) {
+        descriptor = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK) | Int32(TFD_CLOEXEC))
+        guard descriptor >= 0 else { throw .system("timerfd_create") }
+        self.loop = loop
+        self.fire = fire
+        try loop.register(descriptor, handler: self)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Fires once at `time` (at once if it has passed).
+    func arm(at time: Nanoseconds) {
+        // An it_value of zero would disarm the timer: a time in the past is at least 1 ns.
+        let target = max(time, 1)
+        var spec = itimerspec(
+            it_interval: timespec(tv_sec: 0, tv_nsec: 0),
+            it_value: timespec(tv_sec: Int(target / nanosecondsPerSecond), tv_nsec: Int(target % nanosecondsPerSecond)))
+        timerfd_settime(descriptor, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+    }
+
+    func cancel() { loop.unregister(descriptor) }
+
+    func handleEvents(readable: Bool, writable: Bool, hangup: Bool) {
+        var expirations: UInt64 = 0
+        guard read(descriptor, &expirations, 8) == 8 else { return }
+        fire()
+    }
+}
+
+/// SIGINT and SIGTERM as loop events (a signalfd): the first ends the schedule early and
+/// drains, the second ends the run at once; either way the report covers what was sent.
+final class InterruptSignals: EventHandler {
+    let descriptor: Int32
+    private let loop: EventLoop
+    private let interrupted: () -> Void
+
+    private static func set() -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        return set
+    }
+
+    /// Blocks the signals in the calling thread and every thread it starts later, so that
+    /// they arrive only through the signalfd; call first thing in main.
+    static func block() {
+        var signals = set()
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+    }
+
+    init(loop: EventLoop, interrupted: @escaping () -> Void) throws(LegibleError) {
+        var signals = InterruptSignals.set()
+        descriptor = signalfd(-1, &signals, Int32(SFD_NONBLOCK) | Int32(SFD_CLOEXEC))
+        guard descriptor >= 0 else { throw .system("signalfd") }
+        self.loop = loop
+        self.interrupted = interrupted
+        try loop.register(descriptor, handler: self)
+    }
+
+    deinit { close(descriptor) }
+
+    func cancel() { loop.unregister(descriptor) }
+
+    func handleEvents(readable: Bool, writable: Bool, hangup: Bool) {
+        var info = signalfd_siginfo()
+        while read(descriptor, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
+            interrupted()
+        }
+    }
+}

@@ -1,0 +1,239 @@
+"""legible-load against the real legibled in calibration mode (--calibration-delay-ms: every
+frame is answered after exactly that long, decode included), where the right numbers are known
+in advance: the harness's arithmetic is checked, not the server's speed."""
+import json
+import os
+import re
+import shutil
+import socket
+import struct
+import subprocess
+import tempfile
+import threading
+
+import pytest
+
+from conftest import FIXTURES, REPO, Server
+from legible_client import frame, pb
+
+BIN = os.path.dirname(os.environ.get("LEGIBLED", os.path.join(REPO, ".build", "debug", "legibled")))
+LOAD = os.path.join(BIN, "legible-load")
+
+
+def load(*args, timeout=60):
+    return subprocess.run([LOAD, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def run_json(server, *args):
+    out_dir = tempfile.mkdtemp(prefix="legible-load-")
+    path = os.path.join(out_dir, "out.json")
+    html = os.path.join(out_dir, "out.html")
+    result = load("--server", server.address, "--json", path, "--html", html, *args)
+    report = json.load(open(path)) if os.path.exists(path) else None
+    return result, report, html
+
+
+def assert_accounted(report):
+    c = report["counts"]
+    assert c["scheduled"] == c["sent"] + c["client_skipped"]
+    assert c["sent"] == c["recognized"] + c["dropped"] + c["skipped"] + c["failed"] + c["unanswered"]
+    assert c["accounted"] is True
+    assert sum(s["scheduled"] for s in report["series"]) == c["scheduled"]
+    assert sum(s["counts"]["sent"] for s in report["sessions"]) == c["sent"]
+
+
+@pytest.fixture(scope="module")
+def calibrated():
+    s = Server("--calibration-delay-ms", "50", "--workers", "1")
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def steady_run(calibrated):
+    """2 sessions x 5 fps x 3 s, 50 ms per frame on 1 worker: 50 % busy, nothing should drop."""
+    return run_json(calibrated, "--sessions", "2", "--fps", "5", "--duration", "3")
+
+
+def test_steady_arithmetic(steady_run, calibrated):
+    result, report, _ = steady_run
+    assert result.returncode == 0, result.stderr + result.stdout
+    c = report["counts"]
+    assert c["scheduled"] == 2 * 5 * 3 == c["sent"]
+    assert_accounted(report)
+    assert c["unanswered"] == 0 and c["failed"] == 0 and c["client_skipped"] == 0
+    # Sessions are staggered by half a frame interval (100 ms) and a frame takes ~50 ms: no
+    # frame waits for another, so none is replaced. One drop is tolerated for a stall of the
+    # shared machine.
+    assert c["recognized"] >= 29, c
+    latency = report["latency"]
+    # No result can arrive sooner than the calibrated 50 ms after its scheduled send...
+    assert latency["min"] >= 50, latency
+    # ...and the median is 50 ms plus decode and transport.
+    assert 50 <= latency["p50"] <= 90, latency
+    assert latency["max"] < 150, latency
+    rates = report["rates"]
+    assert rates["requested"] == 10
+    assert rates["sent"] == pytest.approx(10, rel=0.02)
+    assert rates["recognized"] == pytest.approx(10, rel=0.10)
+    assert report["send_lag"]["p99"] < 20
+    assert report["fairness"]["jain_index"] >= 0.99
+    assert all(s["summary_matches"] is True for s in report["sessions"])
+    # The server's PID came from the unix socket (SO_PEERCRED) and /proc was read.
+    process = report["server_process"]
+    assert process["pid"] == calibrated.process.pid
+    assert process["rss_peak_megabytes"] > 1 and process["cpu_seconds"] >= 0
+
+
+def test_steady_text_report(steady_run):
+    result, _, _ = steady_run
+    out = result.stdout
+    for heading in ("Summary:", "Response time histogram", "Latency distribution", "Status distribution",
+                    "Fairness", "Server process (pid"):
+        assert heading in out
+    assert re.search(r"\[recognized\]\s+(29|30) frames", out), out
+    assert "Every frame accounted for" in out
+    for p in (10, 25, 50, 75, 90, 95, 99):
+        assert re.search(rf"^\s+{p} % in [\d.]+ ms$", out, re.M), out
+
+
+def test_steady_html_is_self_contained(steady_run):
+    _, _, html = steady_run
+    page = open(html).read()
+    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") >= 3
+    assert "<script" not in page
+    assert not re.search(r"""(src|href)\s*=\s*["']?https?:""", page), "the page must fetch nothing"
+
+
+def chromium():
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(not chromium() and not os.environ.get("LEGIBLE_REQUIRE_CHROMIUM"),
+                    reason="chromium is not installed (make check-load-html installs it)")
+def test_html_loads_in_headless_chromium(steady_run):
+    """The page renders in a real browser with nothing in its console (about 2 s here)."""
+    _, _, html = steady_run
+    assert chromium(), "LEGIBLE_REQUIRE_CHROMIUM is set but chromium is not installed"
+    profile = tempfile.mkdtemp(prefix="legible-chromium-")
+    out = subprocess.run(
+        [chromium(), "--headless", "--disable-gpu", "--no-sandbox", f"--user-data-dir={profile}",
+         "--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + html],
+        capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "<svg" in out.stdout and "legible-load" in out.stdout
+    console = [line for line in out.stderr.splitlines() if ":CONSOLE" in line]
+    assert console == [], console
+
+
+def test_overload_drops_and_keeps_latency_bounded():
+    """4 sessions x 20 fps against 1 worker at 100 ms: 80 frames/s offered, 10/s served.
+
+    What latest-wins guarantees: a session holds one pending frame, and a newer frame replaces
+    it (DROPPED at once, so a dropped frame's latency is one frame interval, 50 ms). A frame
+    that is recognized was therefore the newest when the engine took it: it waited less than
+    one frame interval, so while sessions keep sending, recognized latency <= 1/fps + service
+    time (50 + 100 ms, plus decode). Only each session's last frame has no successor: it waits
+    its round-robin turn, up to sessions x service time, which bounds the tail.
+    """
+    s = Server("--calibration-delay-ms", "100", "--workers", "1")
+    try:
+        result, report, _ = run_json(s, "--sessions", "4", "--fps", "20", "--duration", "3")
+    finally:
+        s.stop()
+    assert result.returncode == 0, result.stderr + result.stdout
+    c = report["counts"]
+    assert c["scheduled"] == 240 == c["sent"]
+    assert_accounted(report)
+    assert c["unanswered"] == 0 and c["failed"] == 0
+    assert c["dropped"] > 150, c
+    # One worker at 100 ms a frame serves 10 frames/s, whatever is offered.
+    assert report["rates"]["recognized"] == pytest.approx(10, rel=0.15), report["rates"]
+    assert report["latency_by_status"]["dropped"]["p50"] == pytest.approx(50, abs=20)
+    # Steady state (seconds whose frames all had a successor): within 1/fps + service + slack,
+    # well under 3 x 100 ms.
+    last_second = int(report["window_seconds"]) - 1
+    for second in report["series"]:
+        if second["second"] < last_second and second.get("latency_p99") is not None:
+            assert second["latency_p99"] < 300, second
+    # The drain tail: at most sessions x 100 ms + one frame interval + slack.
+    assert report["latency"]["max"] < 4 * 100 + 50 + 150, report["latency"]
+    # Round-robin across sessions: each gets its share of the worker.
+    assert report["fairness"]["jain_index"] >= 0.9, report["fairness"]
+
+
+def test_max_frames_bounds_the_count(calibrated):
+    result, report, _ = run_json(calibrated, "--sessions", "3", "--fps", "10", "--duration", "5", "--max-frames", "7")
+    assert result.returncode == 0, result.stderr
+    assert report["counts"]["scheduled"] == 7 and report["counts"]["unanswered"] == 0
+    assert_accounted(report)
+    assert report["total_seconds"] < 2
+
+
+def test_failed_frames_are_counted_by_code_and_exit_1(calibrated):
+    folder = tempfile.mkdtemp(prefix="legible-load-frames-")
+    data = open(os.path.join(FIXTURES, "label-640x480.jpg"), "rb").read()
+    open(os.path.join(folder, "a-truncated.jpg"), "wb").write(data[:300])
+    open(os.path.join(folder, "b-good.jpg"), "wb").write(data)
+    result, report, _ = run_json(calibrated, "--frames", folder, "--fps", "5", "--duration", "1")
+    assert result.returncode == 1, result.stdout
+    c = report["counts"]
+    assert c["scheduled"] == 5 and c["failed"] >= 2 and c["recognized"] >= 2
+    assert c["failed_by_code"] == {"3": c["failed"]}  # INVALID_ARGUMENT
+    assert_accounted(report)
+
+
+def test_a_server_that_stops_reading(tmp_path):
+    """A server that answers StartSession and then reads nothing. The harness holds at most 2
+    unsent frames per session, counts every other due frame as client_skipped (socket_full),
+    and ends at its hard deadline (window + drain timeout) with the frames it did write
+    counted unanswered: exit 1, and every frame still accounted for."""
+    path = str(tmp_path / "stuck.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen()
+    held = []
+
+    def serve():
+        conn, _ = listener.accept()
+        held.append(conn)
+        received = b""
+        while len(received) < 5 or len(received) < 5 + struct.unpack(">I", received[1:5])[0]:
+            received += conn.recv(65536)
+        conn.sendall(frame(pb.ServerMessage(started=pb.SessionStarted(session_id="stuck", protocol_version=1))))
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        result, report, _ = run_json(
+            type("S", (), {"address": "unix:" + path})(), "--fps", "30", "--duration", "2", "--drain-timeout", "1",
+            "--generate", "1280x720")
+    finally:
+        for conn in held:
+            conn.close()
+        listener.close()
+    assert result.returncode == 1, result.stdout + result.stderr
+    c = report["counts"]
+    assert c["scheduled"] == 60
+    assert_accounted(report)
+    assert c["client_skipped_by_reason"].get("socket_full", 0) > 30, c
+    assert c["answered"] == 0 and c["unanswered"] == c["sent"] > 0, c
+    assert report["total_seconds"] < 2 + 0.1 + 1 + 0.5
+    assert "hard deadline" in report["sessions"][0]["error"]
+    assert report["server_process"]["pid"] == os.getpid()  # SO_PEERCRED: this test is the "server"
+
+
+def test_usage_and_exit_codes(tmp_path):
+    helped = load("--help")
+    assert helped.returncode == 0
+    for text in ("USAGE: legible-load", "EXAMPLES:", "EXIT CODES:", "--sessions", "--allow-remote"):
+        assert text in helped.stdout
+    remote = load("--server", "tcp:192.0.2.1:7480", "--duration", "1")
+    assert remote.returncode == 64 and "--allow-remote" in remote.stderr
+    assert load("--fps", "0").returncode == 64
+    assert load("--sessions", "2", "--bogus").returncode == 64
+    assert load("--frames", str(tmp_path)).returncode == 64  # no images in it
+    gone = load("--server", "unix:" + str(tmp_path / "none.sock"), "--duration", "1")
+    assert gone.returncode == 2 and gone.stderr.count("\n") == 1, gone.stderr
+    refused = load("--server", "tcp:127.0.0.1:1", "--duration", "1")
+    assert refused.returncode == 2
