@@ -251,10 +251,7 @@ extension Command {
     public func helpText(commandPath: [String]? = nil) -> String {
         let path = commandPath ?? [name]
         var out = Command.wrap("OVERVIEW: \(abstract)", indent: 0) + "\n"
-        if !discussion.isEmpty {
-            out += "\n" + discussion.split(separator: "\n", omittingEmptySubsequences: false)
-                .map { Command.wrap(String($0), indent: 0) }.joined(separator: "\n") + "\n"
-        }
+        if !discussion.isEmpty { out += "\n" + Command.reflow(discussion) + "\n" }
         out += "\nUSAGE: \(path.joined(separator: " ")) \(usageLine)\n"
         if !arguments.isEmpty {
             out += "\nARGUMENTS:\n"
@@ -326,6 +323,25 @@ extension Command {
             line += String(repeating: " ", count: indent - line.count)
         }
         return line + wrap(text, indent: indent) + "\n"
+    }
+
+    /// Prose paragraphs (separated by blank lines) joined and wrapped at 80 columns; a paragraph
+    /// with an indented line (examples, tables) keeps its lines as written.
+    static func reflow(_ text: String) -> String {
+        var paragraphs: [[Substring]] = [[]]
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.allSatisfy(\.isWhitespace) {
+                if !paragraphs[paragraphs.count - 1].isEmpty { paragraphs.append([]) }
+            } else {
+                paragraphs[paragraphs.count - 1].append(line)
+            }
+        }
+        return paragraphs.filter { !$0.isEmpty }.map { lines in
+            if lines.contains(where: { $0.first?.isWhitespace == true }) {
+                return lines.map { String($0) }.joined(separator: "\n")
+            }
+            return wrap(lines.joined(separator: " "), indent: 0)
+        }.joined(separator: "\n\n")
     }
 
     /// `text` wrapped at 80 columns, continuation lines indented by `indent`; the first line

@@ -89,9 +89,14 @@ struct CommandTests {
     }
 
     @Test func longDiscussionIsWrappedAt80Columns() {
-        let command = Command(name: "w", abstract: "Wraps.", discussion: String(repeating: "word ", count: 40) + "\nNext paragraph.")
+        let command = Command(
+            name: "w", abstract: "Wraps.",
+            discussion: String(repeating: "word ", count: 40) + "\nstill the first paragraph.\n\nNext paragraph.\n\nEXAMPLE:\n  w --keep   this line as written")
         let lines = command.helpText().split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.allSatisfy { $0.count <= 80 })
         #expect(lines.contains("Next paragraph."))
+        // Prose lines of one paragraph are joined before wrapping; indented lines are kept.
+        #expect(lines.contains { $0.hasSuffix("word still the first paragraph.") })
+        #expect(lines.contains("  w --keep   this line as written"))
     }
 }
