@@ -10,7 +10,7 @@ APT_PACKAGES := libtesseract-dev libleptonica-dev libturbojpeg0-dev libprotobuf-
 PY_PROTO_OUT := clients/python/legible_client/proto
 
 .PHONY: deps build release run test test-swift test-python python-proto bench bench-overhead bench-imaging bench-models \
-	bench-load check-load-html clean
+	bench-load bench-sessions check-load-html clean
 
 deps: ## Install the Debian and PyPI packages that are missing.
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -53,6 +53,9 @@ bench-imaging: release ## decode + orient + crop cost beside recognition, per en
 bench-models: release ## Per script: language vs script model (CER, ms, MB); FAST vs ACCURATE; two-script sessions.
 	python3 bench/models.py --legibled .build/release/legibled --floor .build/release/legible-floor --json bench/models.json
 
+bench-sessions: release ## Sessions under load with legible-load: overload, fairness, 1,000 sessions, replicas, skipping (~4 min).
+	python3 bench/sessions.py
+
 bench-load: release ## legible-load against release legibled and real Tesseract: 8 sessions x 10 fps x 20 s (LOAD_ARGS to change).
 	bench/load.sh $(LOAD_ARGS)
 
@@ -60,7 +63,7 @@ check-load-html: build python-proto ## legible-load's HTML report in headless Ch
 	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 	cd clients/python && LEGIBLE_REQUIRE_CHROMIUM=1 LEGIBLED=$(CURDIR)/.build/debug/legibled python3 -m pytest -q tests/test_load.py -k chromium
 
-bench: bench-overhead bench-imaging bench-models bench-load ## Every benchmark.
+bench: bench-overhead bench-imaging bench-models bench-sessions bench-load ## Every benchmark.
 
 clean:
 	rm -rf .build $(PY_PROTO_OUT)

@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "LegibleSessions", dependencies: ["LegibleCore", "LegibleWire"], swiftSettings: strict),
         .target(name: "LegibleEntities", dependencies: ["LegibleCore"], swiftSettings: strict),
         // legible-load's schedule, ledger and statistics: no sockets, no clock.
-        .target(name: "LegibleLoadCore", swiftSettings: strict),
+        .target(name: "LegibleLoadCore", dependencies: ["LegibleCore"], swiftSettings: strict),
 
         // C interop.
         .target(

@@ -1,18 +1,4 @@
-/// A small, fast, seedable generator (SplitMix64): the same seed gives the same frames on
-/// every machine, which `SystemRandomNumberGenerator` cannot promise.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+internal import LegibleCore
 
 /// Gray test frames with real text in them, made in-process so that a load run needs no image
 /// files: lines of upper-case words and numbers drawn with a 5×7 dot font (scaled up), on a

@@ -1,4 +1,5 @@
 internal import Glibc
+internal import LegibleCore
 
 /// One line per event on standard error, as text (`legibled: LEVEL message key=value…`) or as
 /// JSON (`{"time":…,"level":…,"msg":…,key:value…}`), for people and for log shippers.
@@ -31,8 +32,8 @@ public struct Log: Sendable {
                 line += value.contains(" ") || value.isEmpty ? " \(key)=\"\(value)\"" : " \(key)=\(value)"
             }
         case .json:
-            line = "{\"time\":\(Self.quoted(Self.timestamp())),\"level\":\"\(level.name)\",\"msg\":\(Self.quoted(message))"
-            for (key, value) in fields { line += ",\(Self.quoted(key)):\(Self.quoted(value))" }
+            line = "{\"time\":\(JSONText.quoted(Self.timestamp())),\"level\":\"\(level.name)\",\"msg\":\(JSONText.quoted(message))"
+            for (key, value) in fields { line += ",\(JSONText.quoted(key)):\(JSONText.quoted(value))" }
             line += "}"
         }
         line += "\n"
@@ -52,27 +53,5 @@ public struct Log: Sendable {
         let fraction = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
         return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)Z"
-    }
-
-    /// A JSON string literal.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
     }
 }

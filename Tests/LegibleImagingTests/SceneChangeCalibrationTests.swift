@@ -11,16 +11,6 @@ import Testing
 // (`motion`). The test prints one row per sequence and checks that the thresholds separate them.
 
 /// SplitMix64: a seeded generator, so every run draws the same noise.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Builds camera frames from a still: translation (edges repeated, as a pan brings in more of
 /// the same background), gain, motion blur and fresh Gaussian sensor noise.
@@ -30,7 +20,7 @@ private struct FrameMaker {
     let noise: [Int]
 
     init(seed: UInt64, sigma: Double) {
-        rng = SplitMix64(state: seed)
+        rng = SplitMix64(seed: seed)
         var table: [Int] = []
         while table.count < 4096 {
             let u1 = Double.random(in: Double.ulpOfOne..<1, using: &rng)
@@ -195,7 +185,7 @@ struct SceneChangeCalibrationTests {
 
     private func sequences(of scene: GrayImage, name: String, seed: UInt64) -> Sequences {
         var maker = FrameMaker(seed: seed, sigma: 4)
-        var rng = SplitMix64(state: seed ^ 0xC0FFEE)
+        var rng = SplitMix64(seed: seed ^ 0xC0FFEE)
         let frames = 8
         func sequence(_ title: String, _ frame: (inout FrameMaker, Int) -> GrayImage) -> Sequence {
             Sequence(name: "\(name) \(title)", frames: (0...frames).map { LumaThumbnail(frame(&maker, $0)) })

@@ -4,16 +4,6 @@ import LegibleWire
 import Testing
 
 /// SplitMix64: seeded, so a failing sequence is the same on every run.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// One line of a made-up result.
 private struct Line {
@@ -73,7 +63,7 @@ struct LineTrackerTests {
 
     @Test func jitterAndOccasionalMisreadsKeepEveryID() {
         var tracker = LineTracker()
-        var rng = SplitMix64(state: 5)
+        var rng = SplitMix64(seed: 5)
         _ = tracker.run(result(label))
         var misreads = 0
         for frame in 1...60 {
@@ -294,7 +284,7 @@ struct LineTrackerTests {
             }
             return row[b.count]
         }
-        var rng = SplitMix64(state: 11)
+        var rng = SplitMix64(seed: 11)
         let alphabet = Array("abc ")
         for _ in 0..<2000 {
             let a = (0..<Int.random(in: 0...12, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }

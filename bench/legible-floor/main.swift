@@ -101,25 +101,6 @@ func decimal(_ value: Double) -> String {
     return "\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
 }
 
-func jsonString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 {
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out + "\""
-}
 
 func milliseconds(_ duration: Duration) -> Double {
     let (seconds, attoseconds) = duration.components
@@ -174,7 +155,7 @@ let p90 = sorted[(sorted.count * 9 + 9) / 10 - 1]
 if options.printText { write(2, text + "\n") }
 write(
     1,
-    "{\"file\":\(jsonString(file)),\"model\":\(jsonString(options.model)),\"width\":\(image.width),"
+    "{\"file\":\(JSONText.quoted(file)),\"model\":\(JSONText.quoted(options.model)),\"width\":\(image.width),"
         + "\"height\":\(image.height),\"psm\":\(options.segmentation?.rawValue ?? PageSegmentation.choose(mode: .text, hasRegionOfInterest: false, models: engine.key.models).rawValue),\"runs\":\(times.count),"
         + "\"median_ms\":\(decimal(median)),\"p90_ms\":\(decimal(p90)),\"min_ms\":\(decimal(sorted[0])),"
         + "\"text_chars\":\(text.count),\"rss_kb\":\(residentKilobytes()),\"rss_before_engine_kb\":\(residentBeforeEngine)}\n")

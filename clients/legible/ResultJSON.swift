@@ -26,7 +26,7 @@ enum JSONValue {
             out += "{"
             for (index, (key, value)) in members.enumerated() {
                 if index > 0 { out += "," }
-                JSONValue.writeString(key, to: &out)
+                JSONText.append(key, to: &out)
                 out += ":"
                 value.write(to: &out)
             }
@@ -38,7 +38,7 @@ enum JSONValue {
                 value.write(to: &out)
             }
             out += "]"
-        case .string(let string): JSONValue.writeString(string, to: &out)
+        case .string(let string): JSONText.append(string, to: &out)
         case .integer(let value): out += String(value)
         case .unsigned(let value): out += String(value)
         // Float's description is the shortest text that reads back as the same Float ("0.96",
@@ -46,24 +46,6 @@ enum JSONValue {
         case .number(let value): out += value.isFinite ? "\(value)" : "0"
         case .bool(let value): out += value ? "true" : "false"
         }
-    }
-
-    private static func writeString(_ string: String, to out: inout String) {
-        out += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }
 
