@@ -10,7 +10,7 @@ APT_PACKAGES := libtesseract-dev libleptonica-dev libturbojpeg0-dev libprotobuf-
 PY_PROTO_OUT := clients/python/legible_client/proto
 
 .PHONY: deps build release run test test-swift test-python python-proto bench bench-overhead bench-imaging bench-models \
-	bench-load bench-sessions check-load-html clean
+	bench-load bench-sessions soak check-load-html clean
 
 deps: ## Install the Debian and PyPI packages that are missing.
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -55,6 +55,10 @@ bench-models: release ## Per script: language vs script model (CER, ms, MB); FAS
 
 bench-sessions: release ## Sessions under load with legible-load: overload, fairness, 1,000 sessions, replicas, skipping (~4 min).
 	python3 bench/sessions.py
+
+SOAK_MINUTES ?= 30
+soak: release ## ~2x capacity, a mix of scripts and faults for SOAK_MINUTES; RSS, fds, engines every 10 s into bench/out/soak.csv + soak.svg.
+	SOAK_MINUTES=$(SOAK_MINUTES) python3 bench/soak.py
 
 bench-load: release ## legible-load against release legibled and real Tesseract: 8 sessions x 10 fps x 20 s (LOAD_ARGS to change).
 	bench/load.sh $(LOAD_ARGS)
