@@ -147,8 +147,11 @@ def test_overload_drops_and_keeps_latency_bounded():
     assert_accounted(report)
     assert c["unanswered"] == 0 and c["failed"] == 0
     assert c["dropped"] > 150, c
-    # One worker at 100 ms a frame serves 10 frames/s, whatever is offered.
-    assert report["rates"]["recognized"] == pytest.approx(10, rel=0.15), report["rates"]
+    # One worker at 100 ms a frame serves at most 10 frames/s, whatever is offered (less by the
+    # decode and the loop's hops, which a debug build on a busy machine makes tens of ms); the
+    # rate is the count over the time from the first frame to the last answer.
+    assert 7 <= report["rates"]["recognized"] <= 10.5, report["rates"]
+    assert c["recognized"] / report["rates"]["recognized"] >= report["window_seconds"] - 1e-6
     assert report["latency_by_status"]["dropped"]["p50"] == pytest.approx(50, abs=20)
     # Steady state (seconds whose frames all had a successor): within 1/fps + service + slack,
     # well under 3 x 100 ms.
@@ -175,7 +178,8 @@ def test_failed_frames_are_counted_by_code_and_exit_1(calibrated):
     data = open(os.path.join(FIXTURES, "label-640x480.jpg"), "rb").read()
     open(os.path.join(folder, "a-truncated.jpg"), "wb").write(data[:300])
     open(os.path.join(folder, "b-good.jpg"), "wb").write(data)
-    result, report, _ = run_json(calibrated, "--frames", folder, "--fps", "5", "--duration", "1")
+    # --recognize-unchanged: the good frame comes twice, and the second would be skipped.
+    result, report, _ = run_json(calibrated, "--frames", folder, "--fps", "5", "--duration", "1", "--recognize-unchanged")
     assert result.returncode == 1, result.stdout
     c = report["counts"]
     assert c["scheduled"] == 5 and c["failed"] >= 2 and c["recognized"] >= 2
