@@ -8,7 +8,7 @@ instance drains (its sessions get their SessionSummary), its /readyz turns 503 a
 takes it out for that reason, new sessions land on the other instance, and the stream client
 reconnects on its own and goes on reading there.
 
-Needs Debian's haproxy (`make deps` installs it); installs nothing itself. About 30 s.
+Needs Debian's haproxy (`make deps` installs it); installs nothing itself. 15-30 s here (in `make test`).
 """
 import csv
 import io
