@@ -6,11 +6,14 @@ MODEL_PACKAGES := tesseract-ocr-eng tesseract-ocr-script-latn tesseract-ocr-chi-
 	tesseract-ocr-hin tesseract-ocr-script-deva tesseract-ocr-jpn tesseract-ocr-script-jpan tesseract-ocr-kor \
 	tesseract-ocr-script-hang tesseract-ocr-osd
 APT_PACKAGES := libtesseract-dev libleptonica-dev libturbojpeg0-dev libprotobuf-c-dev protobuf-c-compiler \
-	protobuf-compiler pkg-config libexif-dev $(MODEL_PACKAGES) fonts-dejavu-core fonts-noto-core fonts-noto-cjk
+	protobuf-compiler pkg-config libexif-dev $(MODEL_PACKAGES) fonts-dejavu-core fonts-noto-core fonts-noto-cjk \
+	haproxy
+# For make check-deploy: systemd-analyze, the seccomp bindings and PyYAML for the system python3.
+DEPLOY_CHECK_PACKAGES := systemd python3-seccomp python3-yaml
 PY_PROTO_OUT := clients/python/legible_client/proto
 
 .PHONY: deps build release run test test-swift test-python python-proto bench bench-overhead bench-imaging bench-models \
-	bench-load bench-sessions soak check-load-html clean
+	bench-load bench-sessions soak check-load-html check-deploy clean
 
 deps: ## Install the Debian and PyPI packages that are missing.
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -66,6 +69,23 @@ bench-load: release ## legible-load against release legibled and real Tesseract:
 check-load-html: build python-proto ## legible-load's HTML report in headless Chromium, no console messages (installs Debian's chromium, ~25 s, if missing).
 	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 	cd clients/python && LEGIBLE_REQUIRE_CHROMIUM=1 LEGIBLED=$(CURDIR)/.build/debug/legibled python3 -m pytest -q tests/test_load.py -k chromium
+
+check-deploy: build ## deploy/: haproxy -c, systemd-analyze verify, legibled under the unit's seccomp rules, the Kubernetes YAML and LEGIBLE_* names.
+	@missing=$$(for p in $(DEPLOY_CHECK_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+	haproxy -c -f deploy/haproxy.cfg
+	@# verify wants ExecStart= to exist: a scratch root holds the binary where the unit expects it.
+	@root=$$(mktemp -d) && mkdir -p $$root/usr/local/bin $$root/etc/systemd/system && \
+	  cp .build/debug/legibled $$root/usr/local/bin/ && cp deploy/legibled.service $$root/etc/systemd/system/ && \
+	  out=$$(systemd-analyze --root=$$root verify --recursive-errors=no $$root/etc/systemd/system/legibled.service 2>&1); \
+	  status=$$?; rm -rf $$root; \
+	  if [ $$status -ne 0 ] || [ -n "$$out" ]; then echo "$$out"; exit 1; fi; \
+	  echo "systemd-analyze verify deploy/legibled.service: no complaints"
+	/usr/bin/python3 deploy/check-sandbox.py --legibled .build/debug/legibled
+	/usr/bin/python3 deploy/check-manifests.py --legibled .build/debug/legibled
 
 bench: bench-overhead bench-imaging bench-models bench-sessions bench-load ## Every benchmark.
 
