@@ -157,6 +157,8 @@ final class Connection: EventHandler {
             case .send(let message):
                 if case .result(let result) = message {
                     server.metrics.answered(result, script: mainScript, droppedTooOld: droppingTooOld)
+                } else if case .error(let error) = message, error.code == LegibleError.Code.unauthenticated.rawValue {
+                    server.metrics.refusedSession(reason: "unauthenticated")
                 }
                 enqueue(message)
             case .submit(let frame, let settings):
@@ -243,6 +245,10 @@ final class Connection: EventHandler {
 
     /// The server is shutting down.
     func shutdown() {
+        // Frames the client sent before the server began to stop may still sit in the socket:
+        // read them first, so that they are answered rather than lost with the connection.
+        if !isClosed && !readingPaused && !peerFinishedSending { readAvailable() }
+        guard !isClosed else { return }
         perform(machine.shutdown())
     }
 

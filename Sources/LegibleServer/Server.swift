@@ -337,7 +337,10 @@ public final class Server {
 
     /// Counts a session in, or says no when `--max-sessions` are running.
     func admit(_ connection: Connection) -> Bool {
-        guard admittedSessions < configuration.maxSessions else { return false }
+        guard admittedSessions < configuration.maxSessions else {
+            metrics.refusedSession(reason: "max_sessions")
+            return false
+        }
         admittedSessions += 1
         metrics.sessions(admittedSessions, connections: connections.count)
         return true

@@ -33,6 +33,9 @@ struct ServerMetrics {
         r.define("legible_sessions", .gauge, help: "Sessions started and not yet closed.")
         r.define("legible_connections", .gauge, help: "Open client connections.")
         r.define("legible_connections_refused_total", .counter, help: "Connections turned away at --max-connections.")
+        r.define(
+            "legible_sessions_refused_total", .counter,
+            help: "StartSession refused: at --max-sessions, or without a valid auth token.")
         r.define("legible_engines_loaded", .gauge, help: "Engines loaded (idle or busy), by script of their first model.")
         r.define("legible_engines_busy", .gauge, help: "Engines reading a frame now, by script.")
         r.define("legible_received_bytes_total", .counter, help: "Bytes read from clients.")
@@ -77,6 +80,8 @@ struct ServerMetrics {
     }
 
     func refusedConnection() { registry.increment("legible_connections_refused_total") }
+
+    func refusedSession(reason: String) { registry.increment("legible_sessions_refused_total", ["reason": reason]) }
 
     func bytes(received: Int = 0, sent: Int = 0) {
         if received > 0 { registry.increment("legible_received_bytes_total", by: Double(received)) }

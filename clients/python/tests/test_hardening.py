@@ -310,8 +310,8 @@ def guarded(tmp_path_factory):
 @pytest.mark.parametrize("token", ["", "s3cret-on", "s3cret-one-and-more", "S3CRET-ONE"])
 def test_missing_or_wrong_token_is_unauthenticated_before_any_work(guarded, token):
     stream = Stream(guarded.address)
-    stream.send(pb.ClientMessage(start=pb.StartSession(auth_token=token)))
-    stream.send(frame(1, label()))
+    # StartSession and a frame in one write: the frame is there before the server answers.
+    stream.send_raw(framed(pb.ClientMessage(start=pb.StartSession(auth_token=token))) + framed(frame(1, label())))
     reply = stream.receive()
     assert reply.WhichOneof("message") == "error", reply
     assert reply.error.code == UNAUTHENTICATED and reply.error.fatal

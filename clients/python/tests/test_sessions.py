@@ -247,12 +247,15 @@ def test_an_unchanged_scene_is_skipped_cheaply_and_carries_its_text(server):
         stream.send(frame(index, data))
         result = result_of(stream)
         statuses.append(result.status)
+        if index == 1:
+            read_cost = result.timing.recognize_us
         assert cer(result.text.text, cf.truth_text(truth)) < 0.02
         if result.status == pb.FRAME_STATUS_SKIPPED:
             assert result.skip_reason == pb.SKIP_REASON_UNCHANGED
             assert result.scene_difference < 1.5
             # A skip costs the decode and a thumbnail, not a recognition.
-            assert result.timing.recognize_us == 0 and result.timing.decode_us < 40_000
+            assert result.timing.recognize_us == 0
+            assert result.timing.decode_us < read_cost / 3, (result.timing, read_cost)
             lines = [l for b in result.text.blocks for l in b.lines]
             assert all(l.stable_frames == index for l in lines)
     assert statuses[0] == pb.FRAME_STATUS_RECOGNIZED
