@@ -5,101 +5,9 @@ internal import LegibleImaging
 internal import LegibleSessions
 internal import LegibleSockets
 internal import LegibleTesseract
-public import LegibleWire
+internal import LegibleWire
 internal import LegibleWireProtobuf
 internal import Synchronization
-
-/// Everything `legibled` is configured with.
-public struct ServerConfiguration: Sendable {
-    public var listen: [ServerAddress] = ServerAddress.defaults
-    /// File mode of unix socket files.
-    public var socketMode: UInt32 = 0o600
-    public var tessdata: String = TesseractModels.defaultTessdata
-    /// Recognitions running at once across all scripts.
-    public var workers: Int = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-    public var replicasPerScript: Int = 1
-    public var maxMessageBytes: Int = 16 << 20
-    /// Decoded pixels allowed per frame (a decompression-bomb cap).
-    public var maxPixels: Int = 40_000_000
-    /// The model each script reads (`--model SCRIPT=NAME`).
-    public var models = ModelSelection()
-    /// An engine idle this long is unloaded; 0 keeps engines loaded.
-    public var engineIdleSeconds: Int = 300
-    /// A recognition running longer fails with DEADLINE_EXCEEDED; 0 is no limit.
-    public var frameDeadlineMillis: Int = 0
-    /// Sessions at once; StartSession past it is answered UNAVAILABLE.
-    public var maxSessions: Int = 4096
-    /// Open connections at once (sessions or not); past it a new one gets a fatal
-    /// RESOURCE_EXHAUSTED and is closed.
-    public var maxConnections: Int = 8192
-    /// StartSession must arrive within this of connecting.
-    public var firstMessageSeconds: Int = 10
-    /// A message, once its first byte arrived, must be whole within this.
-    public var messageSeconds: Int = 30
-    /// A session with no frame outstanding must send something (a Ping will do) this often.
-    public var idleSeconds: Int = 300
-    /// Tokens a session must bring in StartSession.auth_token (`--auth-token-file`).
-    public var accessTokens: AccessTokens = .none
-    /// Group of unix socket files (`--socket-group`); nil leaves the creator's.
-    public var socketGroup: String?
-    /// Listen on a non-loopback TCP address without tokens (`--allow-unauthenticated-remote`).
-    public var allowUnauthenticatedRemote = false
-    /// Result bytes queued per connection before it stops reading from its client.
-    public var maxWriteQueueBytes: Int = 4 << 20
-    /// A connection whose client has not read its results for this long is closed.
-    public var writeStallSeconds: Int = 10
-    /// Engines with custom words, without the dictionary or with several models, at once.
-    public var maxCustomEngines: Int = 4
-    /// Their estimated resident memory together, in MB.
-    public var customEngineMegabytes: Int = 512
-    /// Serve /metrics, /healthz and /readyz over HTTP here (`--metrics tcp:HOST:PORT`).
-    public var metricsAddress: ServerAddress?
-    /// Replace Tesseract with an engine that answers after exactly this long (checking load
-    /// tools); nil for real recognition.
-    public var calibrationDelay: Duration?
-    public var logLevel: Log.Level = .info
-    public var logFormat: Log.Format = .text
-    public static let version = "0.2.0"
-
-    public init() {}
-
-    /// Every setting as `legibled --print-config` shows it: the option's name and its
-    /// effective value (defaults resolved, e.g. --workers to the number of cores).
-    public var effectiveValues: [(option: String, value: String)] {
-        func seconds(_ value: Int) -> String { "\(value)" }
-        return [
-            ("listen", listen.map(\.description).joined(separator: " ")),
-            ("socket-mode", "0" + String(socketMode, radix: 8)),
-            ("socket-group", socketGroup ?? ""),
-            ("auth-token-file", accessTokens.isRequired ? "\(accessTokens.count) token(s)" : ""),
-            ("allow-unauthenticated-remote", allowUnauthenticatedRemote ? "true" : "false"),
-            ("tessdata", tessdata),
-            ("workers", "\(workers)"),
-            ("replicas-per-script", "\(replicasPerScript)"),
-            ("model", Script.allCases.map { "\($0)=\(models.model(for: $0))" }.joined(separator: " ")),
-            ("engine-idle-seconds", seconds(engineIdleSeconds)),
-            ("frame-deadline-ms", "\(frameDeadlineMillis)"),
-            ("max-sessions", "\(maxSessions)"),
-            ("max-connections", "\(maxConnections)"),
-            ("first-message-seconds", seconds(firstMessageSeconds)),
-            ("message-seconds", seconds(messageSeconds)),
-            ("idle-seconds", seconds(idleSeconds)),
-            ("max-write-queue-bytes", "\(maxWriteQueueBytes)"),
-            ("write-stall-seconds", seconds(writeStallSeconds)),
-            ("max-custom-engines", "\(maxCustomEngines)"),
-            ("custom-engine-mb", "\(customEngineMegabytes)"),
-            ("max-message-bytes", "\(maxMessageBytes)"),
-            ("max-pixels", "\(maxPixels)"),
-            ("metrics", metricsAddress.map(\.description) ?? ""),
-            ("log-level", logLevel.name),
-            ("log-format", logFormat.rawValue),
-            ("calibration-delay-ms", calibrationDelay.map { "\($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)" } ?? ""),
-        ]
-    }
-
-    /// The engine of the default script: loaded at start and kept loaded.
-    var defaultKey: EngineKey { EngineKey(models: [models.model(for: .default)]) }
-}
 
 /// The server: listeners and connections on one event loop, engines on threads of their own,
 /// and the scheduler between them.
@@ -523,52 +431,6 @@ public final class Server {
     static func makeSessionID(serial: UInt64) -> String {
         let random = UInt32.random(in: 0...UInt32.max)
         return "s\(serial)-" + String(random, radix: 16)
-    }
-}
-
-/// Accepts connections on one listening socket.
-final class ListenerHandler: EventHandler {
-    let socket: Socket
-    weak var server: Server?
-    init(socket: Socket) { self.socket = socket }
-    func handleEvents(readable: Bool, writable: Bool, hangup: Bool) {
-        server?.accept(from: socket)
-    }
-}
-
-/// SIGTERM and SIGINT through a signalfd, so that shutdown starts on the loop thread.
-final class SignalHandler: EventHandler {
-    let descriptor: Int32
-    private unowned let server: Server
-
-    static func shutdownSignals() -> sigset_t {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGTERM)
-        sigaddset(&set, SIGINT)
-        return set
-    }
-
-    static func blockShutdownSignals() {
-        var set = shutdownSignals()
-        pthread_sigmask(SIG_BLOCK, &set, nil)
-        signal(SIGPIPE, SIG_IGN)
-    }
-
-    init(server: Server) throws(LegibleError) {
-        var set = SignalHandler.shutdownSignals()
-        descriptor = signalfd(-1, &set, Int32(SFD_NONBLOCK) | Int32(SFD_CLOEXEC))
-        guard descriptor >= 0 else { throw .system("signalfd") }
-        self.server = server
-    }
-
-    deinit { close(descriptor) }
-
-    func handleEvents(readable: Bool, writable: Bool, hangup: Bool) {
-        var info = signalfd_siginfo()
-        while read(descriptor, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
-            server.beginShutdown(signal: Int32(info.ssi_signo))
-        }
     }
 }
 
