@@ -9,7 +9,7 @@ APT_PACKAGES := libtesseract-dev libleptonica-dev libturbojpeg0-dev libprotobuf-
 	protobuf-compiler pkg-config libexif-dev $(MODEL_PACKAGES) fonts-dejavu-core fonts-noto-core fonts-noto-cjk
 PY_PROTO_OUT := clients/python/legible_client/proto
 
-.PHONY: deps build release run test test-swift test-python python-proto bench bench-overhead bench-imaging bench-models clean
+.PHONY: deps build release run test test-swift test-python python-proto bench bench-setup bench-overhead bench-imaging bench-models clean
 
 deps: ## Install the Debian and PyPI packages that are missing.
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -52,7 +52,11 @@ bench-imaging: release ## decode + orient + crop cost beside recognition, per en
 bench-models: release ## Per script: language vs script model (CER, ms, MB); FAST vs ACCURATE; two-script sessions.
 	python3 bench/models.py --legibled .build/release/legibled --floor .build/release/legible-floor --json bench/models.json
 
-bench: bench-overhead bench-imaging bench-models ## Every benchmark.
+bench-setup: ## The peers' set-up (idempotent): tesseract CLI, tesserocr built against Debian's libtesseract, matplotlib.
+	bash bench/peers/setup.sh
+
+bench: bench-setup release python-proto ## The one-run benchmark (~10 min): floor, Legible, peers, freshness, accuracy -> BENCHMARKS.md.
+	python3 bench/run.py --out BENCHMARKS.md
 
 clean:
 	rm -rf .build $(PY_PROTO_OUT)
