@@ -32,6 +32,7 @@ import json
 import os
 import platform
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -214,6 +215,7 @@ class Server:
             self.process.kill()
             self.process.wait()
         self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self):
         return self
@@ -468,6 +470,8 @@ def legible_load_crosscheck(binary, server, rate, seconds):
     except Exception as error:  # its report format is its own: fall back to the Python driver alone
         log("legible-load cross-check skipped:", error)
         return None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def cli_throughput(seconds):
