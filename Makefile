@@ -12,8 +12,8 @@ APT_PACKAGES := libtesseract-dev libleptonica-dev libturbojpeg0-dev libprotobuf-
 DEPLOY_CHECK_PACKAGES := systemd python3-seccomp python3-yaml
 PY_PROTO_OUT := clients/python/legible_client/proto
 
-.PHONY: deps build release run test test-swift test-python python-proto bench bench-overhead bench-imaging bench-models \
-	bench-load bench-sessions soak check-load-html check-deploy clean
+.PHONY: deps build release run test test-swift test-python python-proto bench bench-setup bench-overhead bench-imaging \
+	bench-models bench-load bench-sessions soak check-load-html check-deploy clean
 
 deps: ## Install the Debian and PyPI packages that are missing.
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -87,7 +87,13 @@ check-deploy: build ## deploy/: haproxy -c, systemd-analyze verify, legibled und
 	/usr/bin/python3 deploy/check-sandbox.py --legibled .build/debug/legibled
 	/usr/bin/python3 deploy/check-manifests.py --legibled .build/debug/legibled
 
-bench: bench-overhead bench-imaging bench-models bench-sessions bench-load ## Every benchmark.
+bench-setup: ## The peers' set-up (idempotent): tesseract CLI, tesserocr built against Debian's libtesseract, matplotlib.
+	bash bench/peers/setup.sh
+
+bench: bench-setup release python-proto ## The one-run benchmark (~10 min): floor, Legible, peers, freshness, accuracy -> BENCHMARKS.md.
+	python3 bench/run.py --out BENCHMARKS.md
+
+bench-all: bench bench-imaging bench-models bench-sessions bench-load ## make bench, then every other benchmark (~30 min).
 
 clean:
 	rm -rf .build $(PY_PROTO_OUT)
