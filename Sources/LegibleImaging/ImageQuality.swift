@@ -19,8 +19,8 @@ public struct ImageQuality: Sendable, Hashable {
     }
 
     /// Measures a gray image of `width` x `height` whose rows are `bytesPerRow` apart
-    /// (padding is never read). One pass for the histogram, one for the Laplacian, integer
-    /// sums throughout: ~1 ms at 1280x720 in a release build.
+    /// (padding is never read). One pass for the histogram (on a quarter of the pixels), one
+    /// for the Laplacian (sixteen pixels at a time), integer sums throughout.
     public static func measure(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, bytesPerRow: Int)
         -> ImageQuality
     {
@@ -28,18 +28,27 @@ public struct ImageQuality: Sendable, Hashable {
             return ImageQuality(sharpness: 0, brightness: 0, contrast: 0)
         }
         precondition(pixels.count >= (height - 1) * bytesPerRow + width, "the buffer is smaller than the image")
+        // The histogram (mean and percentiles) from every other pixel of every other row: a
+        // quarter of a 720p frame is 230,400 samples, which moves no percentile by a level on
+        // the generated frames, at a quarter of the cost.
         var histogram = [Int](repeating: 0, count: 256)
         var total = 0
+        var count = 0
         histogram.withUnsafeMutableBufferPointer { counts in
-            for y in 0..<height {
+            let counts = counts.baseAddress!
+            var y = 0
+            while y < height {
                 let row = base + y * bytesPerRow
-                for x in 0..<width {
-                    counts[Int(row[x])] += 1
+                var x = 0
+                while x < width {
+                    counts[Int(row[x])] &+= 1
+                    x &+= 2
                 }
+                count &+= (width + 1) / 2
+                y &+= 2
             }
-            for level in 0..<256 { total += level * counts[level] }
+            for level in 0..<256 { total &+= level &* counts[level] }
         }
-        let count = width * height
         let brightness = Float(Double(total) / Double(count))
         let range = percentile(0.99, histogram, count) - percentile(0.01, histogram, count)
         let contrast = Float(range)
@@ -49,18 +58,11 @@ public struct ImageQuality: Sendable, Hashable {
             var sum = 0
             var sumOfSquares = 0
             for y in 1..<(height - 1) {
-                let row = base + y * bytesPerRow
-                let above = row - bytesPerRow
-                let below = row + bytesPerRow
-                var rowSum = 0
-                var rowSquares = 0
-                for x in 1..<(width - 1) {
-                    let laplacian = Int(above[x]) + Int(below[x]) + Int(row[x - 1]) + Int(row[x + 1]) - 4 * Int(row[x])
-                    rowSum += laplacian
-                    rowSquares += laplacian * laplacian
-                }
-                sum += rowSum
-                sumOfSquares += rowSquares
+                let (rowSum, rowSquares) = laplacianSums(
+                    above: base + (y - 1) * bytesPerRow, row: base + y * bytesPerRow, below: base + (y + 1) * bytesPerRow,
+                    width: width)
+                sum &+= rowSum
+                sumOfSquares &+= rowSquares
             }
             let n = Double((width - 2) * (height - 2))
             let mean = Double(sum) / n
@@ -68,6 +70,39 @@ public struct ImageQuality: Sendable, Hashable {
             sharpness = range > 0 ? Float(variance * 10_000 / Double(range * range)) : 0
         }
         return ImageQuality(sharpness: sharpness, brightness: brightness, contrast: contrast)
+    }
+
+    /// The sum and the sum of squares of the 4-neighbour Laplacian over one row's interior
+    /// pixels, sixteen at a time. Lanes are 32-bit: a lane adds at most 16384 / 16 values of
+    /// |laplacian| <= 1020 (squares <= 1,040,400), which fits.
+    @inline(__always)
+    private static func laplacianSums(
+        above: UnsafePointer<UInt8>, row: UnsafePointer<UInt8>, below: UnsafePointer<UInt8>, width: Int
+    ) -> (Int, Int) {
+        typealias Lanes = SIMD16<Int32>
+        var sums = Lanes()
+        var squares = Lanes()
+        var x = 1
+        while x + 16 <= width - 1 {
+            func load(_ pointer: UnsafePointer<UInt8>) -> Lanes {
+                Lanes(truncatingIfNeeded: UnsafeRawPointer(pointer).loadUnaligned(as: SIMD16<UInt8>.self))
+            }
+            let laplacian =
+                load(above + x) &+ load(below + x) &+ load(row + x - 1) &+ load(row + x + 1) &- load(row + x) &* 4
+            sums &+= laplacian
+            squares &+= laplacian &* laplacian
+            x &+= 16
+        }
+        var sum = Int(sums.wrappedSum())
+        var sumOfSquares = 0
+        for lane in 0..<16 { sumOfSquares &+= Int(squares[lane]) }
+        while x < width - 1 {
+            let laplacian = Int(above[x]) &+ Int(below[x]) &+ Int(row[x - 1]) &+ Int(row[x + 1]) &- 4 &* Int(row[x])
+            sum &+= laplacian
+            sumOfSquares &+= laplacian &* laplacian
+            x &+= 1
+        }
+        return (sum, sumOfSquares)
     }
 
     /// The smallest level with at least `fraction` of the pixels at or below it.
