@@ -13,7 +13,7 @@ DEPLOY_CHECK_PACKAGES := systemd python3-seccomp python3-yaml
 PY_PROTO_OUT := clients/python/legible_client/proto
 
 .PHONY: deps build release run test test-swift test-python python-proto bench bench-setup bench-overhead bench-imaging \
-	bench-models bench-load bench-sessions soak check-load-html check-deploy clean
+	bench-models bench-load bench-sessions soak profile check-load-html check-deploy clean
 
 deps: ## Install the Debian and PyPI packages that are missing.
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -55,6 +55,9 @@ bench-imaging: release ## decode + orient + crop cost beside recognition, per en
 
 bench-models: release ## Per script: language vs script model (CER, ms, MB); FAST vs ACCURATE; two-script sessions.
 	python3 bench/models.py --legibled .build/release/legibled --floor .build/release/legible-floor --json bench/models.json
+
+profile: release ## callgrind of 10 reads of a 720p frame: the server's own steps beside Tesseract (instructions).
+	bench/profile.sh
 
 bench-sessions: release ## Sessions under load with legible-load: overload, fairness, 1,000 sessions, replicas, skipping (~4 min).
 	python3 bench/sessions.py
