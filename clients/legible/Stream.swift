@@ -342,9 +342,15 @@ final class Streamer {
         case .skipped: counts.skipped += 1
         case .dropped: counts.dropped += 1
         case .failed where result.error?.code == LegibleError.Code.unavailable.rawValue:
-            // The server is shutting down and took no more frames: not the frame's fault. It
-            // is lost with the session, and the summary that follows starts a reconnect.
+            // The server is shutting down and takes no more frames: not the frame's fault. It
+            // is lost, and so is the rest of this session; behind a load balancer another
+            // instance can take the stream now rather than after this one's drain.
             counts.lost += 1
+            if !ending {
+                connectionLost("the server is shutting down")
+                reconnectAt = clock.now
+                return
+            }
         case .failed:
             counts.failed += 1
             say("legible: frame \(result.frameID) (\(frames[sent.image].name)): \(result.error?.description ?? "failed")\n", error: true)
