@@ -9,7 +9,8 @@ APT_PACKAGES := libtesseract-dev libleptonica-dev libturbojpeg0-dev libprotobuf-
 	protobuf-compiler pkg-config libexif-dev $(MODEL_PACKAGES) fonts-dejavu-core fonts-noto-core fonts-noto-cjk
 PY_PROTO_OUT := clients/python/legible_client/proto
 
-.PHONY: deps build release run test test-swift test-python python-proto bench bench-overhead bench-imaging bench-models clean
+.PHONY: deps build release run test test-swift test-python python-proto bench bench-overhead bench-imaging bench-models clean \
+	fuzz fuzz-build
 
 deps: ## Install the Debian and PyPI packages that are missing.
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -53,6 +54,15 @@ bench-models: release ## Per script: language vs script model (CER, ms, MB); FAS
 	python3 bench/models.py --legibled .build/release/legibled --floor .build/release/legible-floor --json bench/models.json
 
 bench: bench-overhead bench-imaging bench-models ## Every benchmark.
+
+# Hardening: fuzzing (see the README's "Hardening" section).
+FUZZ_SECONDS ?= 60
+
+fuzz-build: deps ## Build the libFuzzer targets with ASan (.build/fuzz/release/fuzz-*).
+	fuzz/build.sh
+
+fuzz: fuzz-build ## Run each fuzz target FUZZ_SECONDS (60) s: executions, exec/s, corpus, findings.
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh
 
 clean:
 	rm -rf .build $(PY_PROTO_OUT)
