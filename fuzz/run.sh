@@ -40,17 +40,19 @@ for target in "${targets[@]}"; do
   log=.build/fuzz/logs/$target.log
   mkdir -p "$corpus" "$findings" "$(dirname "$log")"
   before=$(ls "$findings" | wc -l)
+  start=$(date +%s)
   nice -n "$nice_level" "$binary" "$corpus" "fuzz/$target/corpus" \
     -max_total_time="$seconds" -max_len="$(max_len "$target")" -rss_limit_mb="$rss_mb" -timeout=30 \
     -artifact_prefix="$findings/" -print_final_stats=1 >"$log" 2>&1
   rc=$?
+  elapsed=$(($(date +%s) - start))
   executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   # libFuzzer's own count: the units it keeps for their coverage, seeds included.
   size=$(grep -o 'corp: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
   after=$(ls "$findings" | wc -l)
   new=$((after - before))
-  printf '%-15s %8s %12s %8s %7s %s\n' "$target" "$seconds" "${executions:-?}" "${rate:-?}" \
+  printf '%-15s %8s %12s %8s %7s %s\n' "$target" "$elapsed" "${executions:-?}" "${rate:-?}" \
     "${size:-?}" "$([ "$new" -eq 0 ] && echo none || echo "$new in $findings")"
   if [ $rc -ne 0 ] || [ "$new" -ne 0 ]; then
     status=1
