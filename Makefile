@@ -10,7 +10,7 @@ APT_PACKAGES := libtesseract-dev libleptonica-dev libturbojpeg0-dev libprotobuf-
 PY_PROTO_OUT := clients/python/legible_client/proto
 
 .PHONY: deps build release run test test-swift test-python python-proto bench bench-overhead bench-imaging bench-models clean \
-	fuzz fuzz-build
+	fuzz fuzz-build test-asan test-tsan
 
 deps: ## Install the Debian and PyPI packages that are missing.
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -55,14 +55,28 @@ bench-models: release ## Per script: language vs script model (CER, ms, MB); FAS
 
 bench: bench-overhead bench-imaging bench-models ## Every benchmark.
 
-# Hardening: fuzzing (see the README's "Hardening" section).
+# Hardening: fuzzing, sanitizers, leaks (see the README's "Hardening" section). Each sanitizer
+# builds in its own path. Reports of legibled and the CLI during the end-to-end suite go to
+# files (log_path) that check-reports.sh reads; Swift's backtracer is off so that the
+# sanitizer's own report is the one printed.
 FUZZ_SECONDS ?= 60
+LSAN_SUPPRESSIONS := suppressions=$(CURDIR)/scripts/sanitizers/lsan.supp
+SANITIZER_REPORTS = $(CURDIR)/.build/$(1)/reports
 
-fuzz-build: deps ## Build the libFuzzer targets with ASan (.build/fuzz/release/fuzz-*).
-	fuzz/build.sh
+test-asan: deps python-proto ## Swift tests, then the end-to-end suite, under AddressSanitizer + LeakSanitizer.
+	SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=$(LSAN_SUPPRESSIONS) swift test --sanitize=address --build-path .build/asan
+	rm -rf $(call SANITIZER_REPORTS,asan) && mkdir -p $(call SANITIZER_REPORTS,asan)
+	cd clients/python && SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=$(LSAN_SUPPRESSIONS) \
+	  ASAN_OPTIONS=log_path=$(call SANITIZER_REPORTS,asan)/asan LEGIBLE_SANITIZED=1 \
+	  LEGIBLED=$(CURDIR)/.build/asan/debug/legibled python3 -m pytest -q tests
+	scripts/sanitizers/check-reports.sh $(call SANITIZER_REPORTS,asan)
 
-fuzz: fuzz-build ## Run each fuzz target FUZZ_SECONDS (60) s: executions, exec/s, corpus, findings.
-	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh
+test-tsan: deps python-proto ## Swift tests, then the end-to-end suite, under ThreadSanitizer.
+	SWIFT_BACKTRACE=enable=no swift test --sanitize=thread --build-path .build/tsan
+	rm -rf $(call SANITIZER_REPORTS,tsan) && mkdir -p $(call SANITIZER_REPORTS,tsan)
+	cd clients/python && SWIFT_BACKTRACE=enable=no TSAN_OPTIONS=log_path=$(call SANITIZER_REPORTS,tsan)/tsan \
+	  LEGIBLE_SANITIZED=1 LEGIBLED=$(CURDIR)/.build/tsan/debug/legibled python3 -m pytest -q tests
+	scripts/sanitizers/check-reports.sh $(call SANITIZER_REPORTS,tsan)
 
 clean:
 	rm -rf .build $(PY_PROTO_OUT)
