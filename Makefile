@@ -10,7 +10,7 @@ APT_PACKAGES := libtesseract-dev libleptonica-dev libturbojpeg0-dev libprotobuf-
 PY_PROTO_OUT := clients/python/legible_client/proto
 
 .PHONY: deps build release run test test-swift test-python python-proto bench bench-overhead bench-imaging bench-models clean \
-	fuzz fuzz-build test-asan test-tsan
+	fuzz fuzz-build test-asan test-tsan leak-check
 
 deps: ## Install the Debian and PyPI packages that are missing.
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -77,6 +77,16 @@ test-tsan: deps python-proto ## Swift tests, then the end-to-end suite, under Th
 	cd clients/python && SWIFT_BACKTRACE=enable=no TSAN_OPTIONS=log_path=$(call SANITIZER_REPORTS,tsan)/tsan \
 	  LEGIBLE_SANITIZED=1 LEGIBLED=$(CURDIR)/.build/tsan/debug/legibled python3 -m pytest -q tests
 	scripts/sanitizers/check-reports.sh $(call SANITIZER_REPORTS,tsan)
+
+leak-check: deps python-proto ## valgrind memcheck of one short session (7 encodings x 20 frames, failing frames too).
+	@command -v valgrind >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind)
+	scripts/leak-check.sh
+
+fuzz-build: deps ## Build the libFuzzer targets with ASan (.build/fuzz/release/fuzz-*).
+	fuzz/build.sh
+
+fuzz: fuzz-build ## Run each fuzz target FUZZ_SECONDS (60) s: executions, exec/s, corpus, findings.
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh
 
 clean:
 	rm -rf .build $(PY_PROTO_OUT)
