@@ -13,7 +13,8 @@ DEPLOY_CHECK_PACKAGES := systemd python3-seccomp python3-yaml
 PY_PROTO_OUT := clients/python/legible_client/proto
 
 .PHONY: deps build release run test test-swift test-python python-proto bench bench-setup bench-overhead bench-imaging \
-	bench-models bench-load bench-sessions soak profile check-load-html check-deploy clean
+	bench-models bench-load bench-sessions soak profile check-load-html check-deploy clean \
+	fuzz fuzz-build test-asan test-tsan leak-check
 
 deps: ## Install the Debian and PyPI packages that are missing.
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -97,6 +98,39 @@ bench: bench-setup release python-proto ## The one-run benchmark (~10 min): floo
 	python3 bench/run.py --out BENCHMARKS.md
 
 bench-all: bench bench-imaging bench-models bench-sessions bench-load ## make bench, then every other benchmark (~30 min).
+
+# Hardening: fuzzing, sanitizers, leaks (see the README's "Hardening" section). Each sanitizer
+# builds in its own path. Reports of legibled and the CLI during the end-to-end suite go to
+# files (log_path) that check-reports.sh reads; Swift's backtracer is off so that the
+# sanitizer's own report is the one printed.
+FUZZ_SECONDS ?= 60
+LSAN_SUPPRESSIONS := suppressions=$(CURDIR)/scripts/sanitizers/lsan.supp
+SANITIZER_REPORTS = $(CURDIR)/.build/$(1)/reports
+
+test-asan: deps python-proto ## Swift tests, then the end-to-end suite, under AddressSanitizer + LeakSanitizer.
+	SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=$(LSAN_SUPPRESSIONS) swift test --sanitize=address --build-path .build/asan
+	rm -rf $(call SANITIZER_REPORTS,asan) && mkdir -p $(call SANITIZER_REPORTS,asan)
+	cd clients/python && SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=$(LSAN_SUPPRESSIONS) \
+	  ASAN_OPTIONS=log_path=$(call SANITIZER_REPORTS,asan)/asan LEGIBLE_SANITIZED=1 \
+	  LEGIBLED=$(CURDIR)/.build/asan/debug/legibled python3 -m pytest -q tests
+	scripts/sanitizers/check-reports.sh $(call SANITIZER_REPORTS,asan)
+
+test-tsan: deps python-proto ## Swift tests, then the end-to-end suite, under ThreadSanitizer.
+	SWIFT_BACKTRACE=enable=no swift test --sanitize=thread --build-path .build/tsan
+	rm -rf $(call SANITIZER_REPORTS,tsan) && mkdir -p $(call SANITIZER_REPORTS,tsan)
+	cd clients/python && SWIFT_BACKTRACE=enable=no TSAN_OPTIONS=log_path=$(call SANITIZER_REPORTS,tsan)/tsan \
+	  LEGIBLE_SANITIZED=1 LEGIBLED=$(CURDIR)/.build/tsan/debug/legibled python3 -m pytest -q tests
+	scripts/sanitizers/check-reports.sh $(call SANITIZER_REPORTS,tsan)
+
+leak-check: deps python-proto ## valgrind memcheck of one short session (7 encodings x 20 frames, failing frames too).
+	@command -v valgrind >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind)
+	scripts/leak-check.sh
+
+fuzz-build: deps ## Build the libFuzzer targets with ASan (.build/fuzz/release/fuzz-*).
+	fuzz/build.sh
+
+fuzz: fuzz-build ## Run each fuzz target FUZZ_SECONDS (60) s: executions, exec/s, corpus, findings.
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh
 
 clean:
 	rm -rf .build $(PY_PROTO_OUT)

@@ -94,6 +94,12 @@ let package = Package(
 
         // Fakes for tests: manual clock, simulated engine pool.
         .target(name: "LegibleTesting", dependencies: ["LegibleCore", "LegibleSessions"], swiftSettings: strict),
+        // What each fuzz target does with its input; the fuzz executables and the regression
+        // tests of what they found share it, so a crash input replays through the same path.
+        .target(
+            name: "LegibleFuzzHarness",
+            dependencies: ["LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSessions", "LegibleImaging"],
+            path: "fuzz/Harness", swiftSettings: strict),
 
         // Tests.
         .testTarget(name: "LegibleCoreTests", dependencies: ["LegibleCore"], swiftSettings: strict),
@@ -112,6 +118,21 @@ let package = Package(
         .testTarget(
             name: "LegibleTesseractTests", dependencies: ["LegibleTesseract", "LegibleImaging", "LegibleCore"],
             swiftSettings: strict),
+        .testTarget(
+            name: "LegibleFuzzRegressionTests", dependencies: ["LegibleFuzzHarness"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer executables, declared only for fuzz/build.sh (LEGIBLE_FUZZ=1): they have no `main`
+// of their own (libFuzzer's is linked in by --sanitize=fuzzer), so an ordinary `swift build`
+// must not see them.
+if Context.environment["LEGIBLE_FUZZ"] != nil {
+    for (name, folder) in [("fuzz-framing", "framing"), ("fuzz-client-message", "client-message"), ("fuzz-imaging", "imaging")] {
+        package.targets.append(
+            .executableTarget(
+                name: name, dependencies: ["LegibleFuzzHarness"], path: "fuzz/\(folder)", exclude: ["corpus"],
+                swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]))
+        package.products.append(.executable(name: name, targets: [name]))
+    }
+}

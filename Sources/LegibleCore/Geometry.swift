@@ -28,8 +28,19 @@ public struct Rect: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The overlap of two rectangles; empty when they do not meet.
+    ///
+    /// The far edges are added up in 64 bits: a client's region of interest may hold any
+    /// Int32, and `maxX` of one near Int32.max traps (found by fuzz/imaging, see
+    /// Tests/Fixtures/fuzz-regressions/imaging). The overlap's own edges lie between the two
+    /// rectangles' edges, so they fit in Int32 again.
     public func intersection(_ other: Rect) -> Rect {
-        Rect(left: max(x, other.x), top: max(y, other.y), right: min(maxX, other.maxX), bottom: min(maxY, other.maxY))
+        let left = max(x, other.x)
+        let top = max(y, other.y)
+        let right = min(Int64(x) + Int64(width), Int64(other.x) + Int64(other.width))
+        let bottom = min(Int64(y) + Int64(height), Int64(other.y) + Int64(other.height))
+        return Rect(
+            x: left, y: top, width: Int32(clamping: max(0, right - Int64(left))),
+            height: Int32(clamping: max(0, bottom - Int64(top))))
     }
 
     /// The smallest rectangle holding both; an empty side is ignored.

@@ -244,8 +244,12 @@ public final class FrameImager {
         // The crop in stored (possibly scaled) upright pixels.
         let scale = stored.scale
         let decodedSize = orientation.uprightSize(width: stored.width, height: stored.height)
-        let left = scale == 1 ? Int(crop.x) : Int(Double(crop.x) / scale)
-        let top = scale == 1 ? Int(crop.y) : Int(Double(crop.y) / scale)
+        // `scale` is the stored width's; the height's differs a little (each side is rounded up
+        // on its own), and after a quarter turn it applies to the other axis. So a region at the
+        // far edge of a scaled decode could start past the decoded pixels and the copy would
+        // read outside them (Tests/Fixtures/fuzz-regressions/imaging): the start is kept inside.
+        let left = min(decodedSize.width - 1, scale == 1 ? Int(crop.x) : Int(Double(crop.x) / scale))
+        let top = min(decodedSize.height - 1, scale == 1 ? Int(crop.y) : Int(Double(crop.y) / scale))
         let right = scale == 1 ? Int(crop.maxX) : min(decodedSize.width, Int((Double(crop.maxX) / scale).rounded(.up)))
         let bottom = scale == 1 ? Int(crop.maxY) : min(decodedSize.height, Int((Double(crop.maxY) / scale).rounded(.up)))
         let width = max(1, right - left)

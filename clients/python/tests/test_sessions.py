@@ -24,6 +24,10 @@ sys.path.insert(0, os.path.join(REPO, "scripts"))
 import camera_frames as cf  # noqa: E402
 
 UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED = 14, 4, 8
+# Under a sanitizer (make test-asan/test-tsan, LEGIBLE_SANITIZED=1) the server runs several
+# times slower: time bounds that are about cost, not correctness, get this much more room.
+SANITIZED = os.environ.get("LEGIBLE_SANITIZED") == "1"
+SLOWDOWN = 5 if SANITIZED else 1
 
 
 def jpeg(image, quality=90):
@@ -106,7 +110,7 @@ def test_disconnect_cancels_the_recognition_in_flight_and_frees_the_engine(one_w
     assert result.status == pb.FRAME_STATUS_RECOGNIZED
     # It waited for the engine only as long as the cancel took (Tesseract checks between words;
     # its layout analysis, 20-70 ms on a 720p frame, cannot be stopped), not the ~0.5 s read.
-    assert result.timing.queue_us / 1000 < (closed - sent) * 1000 + 50, result.timing
+    assert result.timing.queue_us / 1000 < (closed - sent) * 1000 + 50 * SLOWDOWN, result.timing
     assert one_worker.process.poll() is None
 
 

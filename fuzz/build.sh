@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/framing, fuzz/client-message, fuzz/imaging) with
+# AddressSanitizer into .build/fuzz/release/fuzz-*.
+#
+# How: Package.swift declares the three executables only when LEGIBLE_FUZZ is set. Every Swift
+# module they depend on is compiled with -sanitize=fuzzer,address (coverage counters for
+# libFuzzer + ASan), the protoc-c C target with -fsanitize=fuzzer,address, and the link
+# brings libFuzzer's main from the toolchain (lib/clang/*/lib/linux/libclang_rt.fuzzer*.a).
+# Its own build path keeps these objects apart from the ordinary debug/release builds.
+#
+# Why not SwiftPM's `--sanitize=fuzzer --sanitize=address` alone: SwiftPM passes them as two
+# -sanitize= flags in no fixed order, and the Swift driver keeps only the last one, so a build
+# got either coverage or ASan in its Swift code, never both. So `--sanitize=fuzzer` stays (it
+# makes SwiftPM link libFuzzer's main instead of the module's own) and the combined flag comes
+# after it through -Xswiftc, where it wins; the check below fails the build otherwise. Why not
+# lld: it garbage-collects the coverage sections (start-stop-gc). gold warns once per ASan
+# helper symbol it cannot export; those lines are filtered out.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=.build/fuzz
+for product in fuzz-framing fuzz-client-message fuzz-imaging; do
+  LEGIBLE_FUZZ=1 swift build -c release --build-path "$build" --sanitize=fuzzer \
+    -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=address --product "$product" 2>&1 \
+    | { grep -v "warning: Cannot export local symbol '__asan" || true; }
+done
+# Both instruments in every object the targets are made of, Swift and C alike.
+objects=$(find "$build"/release/{Legible{Core,Wire,WireProtobuf,Sessions,Imaging,FuzzHarness,ProtoC},fuzz_*}.build \
+  -name '*.o' | sort)
+for object in $objects; do
+  sections=$(objdump -h "$object")
+  if ! grep -q __sancov_cntrs <<<"$sections" || ! grep -q asan <<<"$sections"; then
+    echo "$object lacks coverage counters or ASan instrumentation" >&2
+    exit 1
+  fi
+done
+for product in fuzz-framing fuzz-client-message fuzz-imaging; do
+  counters=$(SWIFT_BACKTRACE=enable=no "$build/release/$product" -runs=0 2>&1 \
+    | sed -n 's/.*(\([0-9]*\) inline 8-bit counters).*/\1/p')
+  echo "$product: ${counters:-?} coverage counters; $(wc -w <<<"$objects") objects with coverage and ASan"
+done
