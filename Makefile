@@ -14,7 +14,7 @@ PY_PROTO_OUT := clients/python/legible_client/proto
 
 .PHONY: deps build release run test test-swift test-python python-proto bench bench-setup bench-overhead bench-imaging \
 	bench-models bench-load bench-sessions soak profile check-load-html check-deploy clean \
-	fuzz fuzz-build test-asan test-tsan leak-check
+	fuzz fuzz-build test-asan test-tsan leak-check format lint
 
 deps: ## Install the Debian and PyPI packages that are missing.
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -38,7 +38,15 @@ python-proto: ## Generate the Python protobuf code from Protos/ (never edited by
 	protoc --proto_path=Protos --python_out=$(PY_PROTO_OUT) legible/v1/legible.proto
 	@touch $(PY_PROTO_OUT)/__init__.py $(PY_PROTO_OUT)/legible/__init__.py $(PY_PROTO_OUT)/legible/v1/__init__.py
 
-test: build python-proto test-swift test-python
+SWIFT_SOURCES := Sources Tests clients/legible clients/legible-load bench/legible-floor fuzz
+
+format: ## Format every Swift file with the checked-in .swift-format.
+	swift format format --in-place --recursive --configuration .swift-format $(SWIFT_SOURCES)
+
+lint: ## Fail when a Swift file is not formatted as .swift-format says (part of make test).
+	swift format lint --strict --recursive --configuration .swift-format $(SWIFT_SOURCES)
+
+test: build python-proto lint test-swift test-python
 
 test-swift:
 	swift test

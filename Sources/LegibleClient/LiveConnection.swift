@@ -71,7 +71,9 @@ public final class LiveConnection {
     public func flush() throws(LegibleError) -> Bool {
         while hasUnsentBytes {
             let sent = unsent.withUnsafeBytes { raw in
-                Result { () throws(LegibleError) -> Int in try socket.send(UnsafeRawBufferPointer(rebasing: raw[unsentOffset...])) }
+                Result { () throws(LegibleError) -> Int in
+                    try socket.send(UnsafeRawBufferPointer(rebasing: raw[unsentOffset...]))
+                }
             }
             let count = try sent.get()
             if count == 0 { return false }

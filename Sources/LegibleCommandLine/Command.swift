@@ -55,7 +55,8 @@ public struct Option: Sendable {
         repeatable: Bool = false
     ) -> Option {
         Option(
-            name: name, short: short, valueName: valueName, help: help, defaultValue: defaultValue, repeatable: repeatable,
+            name: name, short: short, valueName: valueName, help: help, defaultValue: defaultValue,
+            repeatable: repeatable,
             group: nil)
     }
 
@@ -131,7 +132,9 @@ public struct ParsedCommandLine: Sendable {
     public func integer(_ name: String, in range: ClosedRange<Int> = 0...Int.max) throws(CommandLineError) -> Int? {
         guard let text = value(name) else { return nil }
         guard let number = Int(text), range.contains(number) else {
-            let bounds = range.upperBound == Int.max ? "at least \(range.lowerBound)" : "\(range.lowerBound)...\(range.upperBound)"
+            let bounds =
+                range.upperBound == Int.max
+                ? "at least \(range.lowerBound)" : "\(range.lowerBound)...\(range.upperBound)"
             throw .usage("--\(name) takes a whole number \(bounds), not '\(text)'", commandPath: commandPath)
         }
         return number
@@ -141,7 +144,8 @@ public struct ParsedCommandLine: Sendable {
     public func choice(_ name: String, from choices: [String]) throws(CommandLineError) -> String? {
         guard let text = value(name) else { return nil }
         guard choices.contains(text) else {
-            throw .usage("--\(name) takes one of \(choices.joined(separator: ", ")), not '\(text)'", commandPath: commandPath)
+            throw .usage(
+                "--\(name) takes one of \(choices.joined(separator: ", ")), not '\(text)'", commandPath: commandPath)
         }
         return text
     }
@@ -192,7 +196,8 @@ extension Command {
                     name = String(name[..<equals])
                 }
             } else {
-                guard word.count == 2, let option = (options + [Command.helpOption]).first(where: { $0.short == word.last })
+                guard word.count == 2,
+                    let option = (options + [Command.helpOption]).first(where: { $0.short == word.last })
                 else { throw .usage("unknown option '\(word)'", commandPath: path) }
                 name = option.name
             }

@@ -29,7 +29,8 @@ extension ParsedCommandLine {
                 switch text.lowercased() {
                 case "1", "true", "yes", "on": merged.setFromEnvironment(option.name, [""])
                 case "0", "false", "no", "off", "": continue
-                default: throw .usage("\(variable) takes 1 or 0 (true or false), not '\(text)'", commandPath: commandPath)
+                default:
+                    throw .usage("\(variable) takes 1 or 0 (true or false), not '\(text)'", commandPath: commandPath)
                 }
             } else if option.repeatable {
                 let parts = text.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)

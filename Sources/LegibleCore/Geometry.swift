@@ -47,7 +47,8 @@ public struct Rect: Sendable, Hashable, CustomStringConvertible {
     public func union(_ other: Rect) -> Rect {
         if isEmpty { return other }
         if other.isEmpty { return self }
-        return Rect(left: min(x, other.x), top: min(y, other.y), right: max(maxX, other.maxX), bottom: max(maxY, other.maxY))
+        return Rect(
+            left: min(x, other.x), top: min(y, other.y), right: max(maxX, other.maxX), bottom: max(maxY, other.maxY))
     }
 
     /// Intersection over union, 0…1.

@@ -75,6 +75,7 @@ extension LegibleError {
     public static func system(_ operation: String, code: Code = .internal) -> LegibleError {
         let number = errno
         let reason = String(cString: strerror(number))
-        return LegibleError(code, "\(operation): \(reason)", cause: SystemError(operation, errno: number, reason: reason))
+        return LegibleError(
+            code, "\(operation): \(reason)", cause: SystemError(operation, errno: number, reason: reason))
     }
 }

@@ -115,7 +115,8 @@ public struct LanguageHint: Sendable, Hashable {
         case "hi", "mr", "ne", "sa", "mai", "kok", "bho":
             (script, model) = (.devanagari, .scriptDefault)
         case "zh":
-            let traditional = subtags.contains("hant") || subtags.contains("tw") || subtags.contains("hk")
+            let traditional =
+                subtags.contains("hant") || subtags.contains("tw") || subtags.contains("hk")
                 || subtags.contains("mo")
             (script, model) = (.chinese, traditional ? .named("HanT") : .scriptDefault)
         case "ja":

@@ -113,7 +113,9 @@ public struct AppliedOrientation: Sendable, Hashable {
     /// When OSD ran: Tesseract's orientation confidence (0 when it found too little text).
     public var osdConfidence: Float
 
-    public init(orientation: Orientation, source: OrientationSource, osdRotationDegrees: Int = 0, osdConfidence: Float = 0) {
+    public init(
+        orientation: Orientation, source: OrientationSource, osdRotationDegrees: Int = 0, osdConfidence: Float = 0
+    ) {
         self.orientation = orientation
         self.source = source
         self.osdRotationDegrees = osdRotationDegrees

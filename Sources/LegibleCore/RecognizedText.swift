@@ -134,7 +134,8 @@ public struct TextSymbol: Sendable, Hashable {
     public var recognizedBreak: RecognizedBreak?
 
     public init(
-        text: String, frame: Rect, confidence: Float, candidates: [Candidate] = [], recognizedBreak: RecognizedBreak? = nil
+        text: String, frame: Rect, confidence: Float, candidates: [Candidate] = [],
+        recognizedBreak: RecognizedBreak? = nil
     ) {
         self.text = text
         self.frame = frame
@@ -159,7 +160,8 @@ public struct Candidate: Sendable, Hashable {
 /// What follows (or, with `isPrefix`, precedes) a word or paragraph.
 public struct RecognizedBreak: Sendable, Hashable {
     public enum Kind: Int, Sendable, Hashable {
-        case unknown = 0, space, sureSpace, eolSureSpace, hyphen, lineBreak
+        case unknown = 0
+        case space, sureSpace, eolSureSpace, hyphen, lineBreak
     }
     public var kind: Kind
     public var isPrefix: Bool

@@ -43,7 +43,8 @@ public protocol Recognizer: AnyObject {
     ///   - deadline: stop after this long (`.deadlineExceeded`); nil for no limit.
     /// - Throws: `.cancelled` or `.deadlineExceeded` (partial text is discarded), or what the
     ///   engine reports.
-    func recognize(_ image: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?) throws(LegibleError)
+    func recognize(_ image: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)
+        throws(LegibleError)
         -> RecognizedText
 }
 

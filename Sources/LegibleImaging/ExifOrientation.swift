@@ -13,7 +13,9 @@ public enum ExifOrientation {
         // most camera frames carry no EXIF at all, so look for the segment first.
         guard hasExifSegment(data) else { return nil }
         return data.withUnsafeBufferPointer { bytes -> Orientation? in
-            guard let exif = exif_data_new_from_data(bytes.baseAddress, UInt32(clamping: bytes.count)) else { return nil }
+            guard let exif = exif_data_new_from_data(bytes.baseAddress, UInt32(clamping: bytes.count)) else {
+                return nil
+            }
             defer { exif_data_unref(exif) }
             guard let entry = legible_exif_orientation_entry(exif), entry.pointee.format == EXIF_FORMAT_SHORT,
                 entry.pointee.components >= 1, entry.pointee.size >= 2, let value = entry.pointee.data

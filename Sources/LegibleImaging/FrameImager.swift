@@ -172,7 +172,8 @@ public final class FrameImager {
         let width = image.width
         let height = image.height
         guard width > 0, height > 0 else {
-            throw LegibleError(.invalidArgument, "\(name) image needs a width and height above 0, got \(width)x\(height)")
+            throw LegibleError(
+                .invalidArgument, "\(name) image needs a width and height above 0, got \(width)x\(height)")
         }
         try limits.check(width: width, height: height, what: "\(name) image")
         let chromaRows = (height + 1) / 2
@@ -196,7 +197,9 @@ public final class FrameImager {
         }
         let stride = image.stride == 0 ? minimumStride : image.stride
         guard stride >= minimumStride else {
-            throw LegibleError(.invalidArgument, "\(name) stride \(stride) is less than the \(minimumStride) bytes a row of \(width) pixels needs")
+            throw LegibleError(
+                .invalidArgument,
+                "\(name) stride \(stride) is less than the \(minimumStride) bytes a row of \(width) pixels needs")
         }
         let planes: [(rows: Int, rowBytes: Int)]
         switch image.encoding {
@@ -251,7 +254,8 @@ public final class FrameImager {
         let left = min(decodedSize.width - 1, scale == 1 ? Int(crop.x) : Int(Double(crop.x) / scale))
         let top = min(decodedSize.height - 1, scale == 1 ? Int(crop.y) : Int(Double(crop.y) / scale))
         let right = scale == 1 ? Int(crop.maxX) : min(decodedSize.width, Int((Double(crop.maxX) / scale).rounded(.up)))
-        let bottom = scale == 1 ? Int(crop.maxY) : min(decodedSize.height, Int((Double(crop.maxY) / scale).rounded(.up)))
+        let bottom =
+            scale == 1 ? Int(crop.maxY) : min(decodedSize.height, Int((Double(crop.maxY) / scale).rounded(.up)))
         let width = max(1, right - left)
         let height = max(1, bottom - top)
         let map = CoordinateMap(
@@ -312,7 +316,8 @@ public final class FrameImager {
             if stepY == 1 || stepY == -1 {
                 // Quarter turns walk the source down a column per output row; going by tiles
                 // of 8 output rows reads 8 neighbouring source bytes per cache line fetched.
-                copyTransposed(source: source, origin: origin, stepX: stepX, stepY: stepY, width: width, height: height, out: out)
+                copyTransposed(
+                    source: source, origin: origin, stepX: stepX, stepY: stepY, width: width, height: height, out: out)
             } else {
                 for row in 0..<height {
                     var offset = origin + row * stepY
@@ -376,7 +381,8 @@ public final class FrameImager {
         let saved = limits
         limits.maxPixels = maxPixels
         defer { limits = saved }
-        let stored = try load(image, orientation: orientation, decodeScale: maxSide.map { .fitting(maxSide: $0) } ?? .full)
+        let stored = try load(
+            image, orientation: orientation, decodeScale: maxSide.map { .fitting(maxSide: $0) } ?? .full)
         return try render(stored, orientation: stored.orientation).image
     }
 }

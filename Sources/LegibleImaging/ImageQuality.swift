@@ -1,4 +1,3 @@
-
 /// Focus and exposure measures of a gray image: the numbers behind the quality hints.
 public struct ImageQuality: Sendable, Hashable {
     /// Focus: the variance of the 4-neighbour Laplacian over the interior pixels, divided by
@@ -59,7 +58,8 @@ public struct ImageQuality: Sendable, Hashable {
             var sumOfSquares = 0
             for y in 1..<(height - 1) {
                 let (rowSum, rowSquares) = laplacianSums(
-                    above: base + (y - 1) * bytesPerRow, row: base + y * bytesPerRow, below: base + (y + 1) * bytesPerRow,
+                    above: base + (y - 1) * bytesPerRow, row: base + y * bytesPerRow,
+                    below: base + (y + 1) * bytesPerRow,
                     width: width)
                 sum &+= rowSum
                 sumOfSquares &+= rowSquares

@@ -29,7 +29,9 @@ final class JPEGDecoder {
         var height: Int32 = 0
         var subsampling: Int32 = 0
         var colorspace: Int32 = 0
-        if tjDecompressHeader3(handle, data.baseAddress, UInt(data.count), &width, &height, &subsampling, &colorspace) != 0 {
+        if tjDecompressHeader3(handle, data.baseAddress, UInt(data.count), &width, &height, &subsampling, &colorspace)
+            != 0
+        {
             let error = LegibleError(.invalidArgument, "JPEG header does not read: \(Self.errorText(handle))")
             renew()
             throw error

@@ -35,7 +35,8 @@ public enum PNGReader {
         var samplesPerPixel: Int32 = 0
         var colormapped: Int32 = 0
         let status = data.withUnsafeBufferPointer { bytes in
-            readHeaderMemPng(bytes.baseAddress, bytes.count, &width, &height, &bitsPerSample, &samplesPerPixel, &colormapped)
+            readHeaderMemPng(
+                bytes.baseAddress, bytes.count, &width, &height, &bitsPerSample, &samplesPerPixel, &colormapped)
         }
         guard status == 0, width > 0, height > 0 else {
             throw LegibleError(.invalidArgument, "PNG header does not read: not a PNG, or its IHDR is damaged")
@@ -56,7 +57,9 @@ public enum PNGReader {
         let claimed = try header(of: data)
         try ImageLimits(maxPixels: maxPixels, maxSide: maxSide).check(
             width: claimed.width, height: claimed.height, what: "PNG")
-        let decoded = data.withUnsafeBufferPointer { bytes in LeptonicaImage(pixReadMemPng(bytes.baseAddress, bytes.count)) }
+        let decoded = data.withUnsafeBufferPointer { bytes in
+            LeptonicaImage(pixReadMemPng(bytes.baseAddress, bytes.count))
+        }
         guard let decoded else {
             throw LegibleError(.invalidArgument, "PNG does not decode: the data is truncated or corrupt")
         }

@@ -82,7 +82,8 @@ public final class Metrics: Sendable {
                     case .histogram:
                         let inner = labels.isEmpty ? "" : String(labels.dropFirst().dropLast()) + ","
                         for (index, bound) in family.buckets.enumerated() {
-                            out += "\(name)_bucket{\(inner)le=\"\(Self.number(bound))\"} \(series.bucketCounts[index])\n"
+                            out +=
+                                "\(name)_bucket{\(inner)le=\"\(Self.number(bound))\"} \(series.bucketCounts[index])\n"
                         }
                         out += "\(name)_bucket{\(inner)le=\"+Inf\"} \(series.count)\n"
                         out += "\(name)_sum\(labels) \(Self.number(series.sum))\n"
@@ -94,7 +95,9 @@ public final class Metrics: Sendable {
         }
     }
 
-    private func update(_ name: String, _ labels: KeyValuePairs<String, String>, _ change: (inout Series, [Double]) -> Void) {
+    private func update(
+        _ name: String, _ labels: KeyValuePairs<String, String>, _ change: (inout Series, [Double]) -> Void
+    ) {
         let key = Self.render(labels)
         families.withLock { families in
             guard families[name] != nil else { preconditionFailure("metric \(name) was not defined") }

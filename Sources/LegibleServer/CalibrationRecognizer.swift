@@ -15,7 +15,8 @@ final class CalibrationRecognizer: Recognizer {
         self.cancellation = cancellation
     }
 
-    func recognize(_ image: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?) throws(LegibleError)
+    func recognize(_ image: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)
+        throws(LegibleError)
         -> RecognizedText
     {
         cancellation.begin(job)
@@ -30,12 +31,15 @@ final class CalibrationRecognizer: Recognizer {
             }
             let left = end - clock.now
             let slice = min(left, .milliseconds(5))
-            usleep(UInt32(max(1, slice.components.attoseconds / 1_000_000_000_000 + slice.components.seconds * 1_000_000)))
+            usleep(
+                UInt32(max(1, slice.components.attoseconds / 1_000_000_000_000 + slice.components.seconds * 1_000_000)))
         }
         let frame = Rect(x: 0, y: 0, width: Int32(min(image.width, 100)), height: Int32(min(image.height, 20)))
         let word = TextElement(text: "calibration", frame: frame, confidence: 1, recognizedLanguages: ["en"])
-        let line = TextLine(text: "calibration", frame: frame, confidence: 1, recognizedLanguages: ["en"], elements: [word])
-        let block = TextBlock(text: "calibration", frame: frame, confidence: 1, recognizedLanguages: ["en"], lines: [line])
+        let line = TextLine(
+            text: "calibration", frame: frame, confidence: 1, recognizedLanguages: ["en"], elements: [word])
+        let block = TextBlock(
+            text: "calibration", frame: frame, confidence: 1, recognizedLanguages: ["en"], lines: [line])
         return RecognizedText(text: "calibration", blocks: [block], imageWidth: image.width, imageHeight: image.height)
     }
 }

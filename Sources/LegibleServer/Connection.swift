@@ -44,7 +44,10 @@ final class Connection: EventHandler {
     private var writeHighWater: Int { server.configuration.maxWriteQueueBytes }
     private var writeLowWater: Int { server.configuration.maxWriteQueueBytes / 4 }
 
-    init(serial: UInt64, socket: Socket, peer: String, server: Server, configuration: SessionConfiguration, maxMessageBytes: Int) {
+    init(
+        serial: UInt64, socket: Socket, peer: String, server: Server, configuration: SessionConfiguration,
+        maxMessageBytes: Int
+    ) {
         self.serial = serial
         self.socket = socket
         self.peer = peer
@@ -102,7 +105,8 @@ final class Connection: EventHandler {
                 guard let next = try deframer.next() else { return }
                 payload = next
             } catch {
-                server.log(.info, "stream failed", ["session": sessionID, "code": error.code.name, "reason": error.message])
+                server.log(
+                    .info, "stream failed", ["session": sessionID, "code": error.code.name, "reason": error.message])
                 perform(machine.streamFailed(error))
                 return
             }
@@ -190,7 +194,8 @@ final class Connection: EventHandler {
 
     /// An engine read a frame of this session: its result, after the session's own steps
     /// (track ids, stable counts, changes).
-    func recognized(_ frame: Frame, _ recognition: FrameOutcome.Recognition, settings: SessionSettings, timing: Timing) {
+    func recognized(_ frame: Frame, _ recognition: FrameOutcome.Recognition, settings: SessionSettings, timing: Timing)
+    {
         var text = recognition.text
         let (changes, stable) = scene.recognized(&text, scene: recognition.scene, stableAfter: settings.stableAfter)
         answer(
@@ -233,13 +238,15 @@ final class Connection: EventHandler {
     /// queue would only grow, and the server stopped reading from it long ago.
     func checkWriteStall(limit: Duration, now: ContinuousClock.Instant) {
         guard !isClosed, let stalledSince, now - stalledSince >= limit else { return }
-        server.log(.info, "closing a client that does not read", ["session": sessionID, "queued": String(pendingWriteBytes)])
+        server.log(
+            .info, "closing a client that does not read", ["session": sessionID, "queued": String(pendingWriteBytes)])
         // Whatever is queued will not be read; the error goes out in its place, if it can.
         writeBuffer.removeAll()
         writeOffset = 0
         perform(
             machine.streamFailed(
-                LegibleError(.resourceExhausted, "the client did not read its results for \(limit); closing the stream")))
+                LegibleError(.resourceExhausted, "the client did not read its results for \(limit); closing the stream")
+            ))
         if !isClosed { disconnect(reason: "write stall") }
     }
 

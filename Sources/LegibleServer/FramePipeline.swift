@@ -71,7 +71,10 @@ final class FramePipeline {
     private let thresholds: QualityThresholds
     private var detector: OrientationDetector?
 
-    init(recognizer: any Recognizer, tessdata: String, limits: ImageLimits, thresholds: QualityThresholds = QualityThresholds())
+    init(
+        recognizer: any Recognizer, tessdata: String, limits: ImageLimits,
+        thresholds: QualityThresholds = QualityThresholds()
+    )
         throws(LegibleError)
     {
         self.imager = try FrameImager(limits: limits)
@@ -148,12 +151,15 @@ final class FramePipeline {
                 var request = settings.request
                 request.hasRegionOfInterest = region != nil
                 request.textHeightHint = hint.map { $0 / upright.map.scale }
-                text = try recognizer.recognize(image, request: request, job: context.serial, deadline: context.deadline)
-                    .mapped(by: upright.map)
+                text = try recognizer.recognize(
+                    image, request: request, job: context.serial, deadline: context.deadline
+                )
+                .mapped(by: upright.map)
                 text.imageWidth = full.width
                 text.imageHeight = full.height
                 if settings.minimumTextHeight > 0 {
-                    text = text.droppingLines(lowerThan: Int32((settings.minimumTextHeight * Float(full.height)).rounded()))
+                    text = text.droppingLines(
+                        lowerThan: Int32((settings.minimumTextHeight * Float(full.height)).rounded()))
                 }
                 if settings.detectEntities { text.entities = EntityDetector.entities(in: text) }
             }

@@ -32,7 +32,8 @@ public struct Log: Sendable {
                 line += value.contains(" ") || value.isEmpty ? " \(key)=\"\(value)\"" : " \(key)=\(value)"
             }
         case .json:
-            line = "{\"time\":\(JSONText.quoted(Self.timestamp())),\"level\":\"\(level.name)\",\"msg\":\(JSONText.quoted(message))"
+            line =
+                "{\"time\":\(JSONText.quoted(Self.timestamp())),\"level\":\"\(level.name)\",\"msg\":\(JSONText.quoted(message))"
             for (key, value) in fields { line += ",\(JSONText.quoted(key)):\(JSONText.quoted(value))" }
             line += "}"
         }
@@ -50,7 +51,8 @@ public struct Log: Sendable {
         gmtime_r(&seconds, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let milliseconds = now.tv_nsec / 1_000_000
-        let fraction = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
+        let fraction =
+            milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
         return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)Z"
     }

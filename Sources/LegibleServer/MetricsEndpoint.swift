@@ -104,7 +104,8 @@ enum ProcessMetrics {
             if fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) {
                 let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
                 out += "# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.\n"
-                out += "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total \((user + system) / ticks)\n"
+                out +=
+                    "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total \((user + system) / ticks)\n"
             }
         }
         if let directory = opendir("/proc/self/fd") {

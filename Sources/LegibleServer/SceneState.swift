@@ -39,7 +39,9 @@ struct SceneState {
     }
 
     /// An engine read a frame: ids and stability assigned, the references moved on.
-    mutating func recognized(_ text: inout RecognizedText, scene: FrameOutcome.Scene, stableAfter: Int) -> (Changes, Bool) {
+    mutating func recognized(_ text: inout RecognizedText, scene: FrameOutcome.Scene, stableAfter: Int) -> (
+        Changes, Bool
+    ) {
         adopt(scene)
         reference = scene.thumbnail ?? reference
         let height = QualityThresholds.medianWordHeight(text)
@@ -50,7 +52,8 @@ struct SceneState {
 
     /// An engine skipped a frame: an unchanged one carries the last text with its lines held
     /// one result longer; a moving one carries it as it was.
-    mutating func skipped(_ reason: SkipReason, scene: FrameOutcome.Scene, stableAfter: Int) -> (RecognizedText?, Bool) {
+    mutating func skipped(_ reason: SkipReason, scene: FrameOutcome.Scene, stableAfter: Int) -> (RecognizedText?, Bool)
+    {
         adopt(scene)
         let text = reason == .unchanged ? tracker.carryForward() : tracker.lastText
         return (text, tracker.isStable(after: stableAfter))

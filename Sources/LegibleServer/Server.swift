@@ -157,7 +157,10 @@ public final class Server {
         // The default script's engine loads as soon as the loop runs, on its own thread;
         // frames wait for it.
         let server = UnsafeTransfer(self)
-        loop.execute { server.value.perform(server.value.scheduler.preload(server.value.configuration.defaultKey, now: server.value.now)) }
+        loop.execute {
+            server.value.perform(
+                server.value.scheduler.preload(server.value.configuration.defaultKey, now: server.value.now))
+        }
     }
 
     // MARK: Connections
@@ -178,7 +181,8 @@ public final class Server {
                     ProtobufCodec.encode(
                         .error(
                             WireError(
-                                LegibleError(.resourceExhausted, "the server is at its limit of connections; try again later"),
+                                LegibleError(
+                                    .resourceExhausted, "the server is at its limit of connections; try again later"),
                                 fatal: true))))
                 _ = refusal.withUnsafeBytes { try? socket.send($0) }
                 socket.close()
@@ -281,7 +285,8 @@ public final class Server {
     private func dropped(_ job: Job) -> FrameResult {
         FrameResult(
             frameID: job.frame.frameID, status: .dropped,
-            timing: Timing(clientTimestampMicros: job.frame.clientTimestampMicros, totalMicros: (clock.now - job.received).micros))
+            timing: Timing(
+                clientTimestampMicros: job.frame.clientTimestampMicros, totalMicros: (clock.now - job.received).micros))
     }
 
     /// Carries out what the scheduler decided, in its order.
@@ -300,12 +305,16 @@ public final class Server {
                     error: WireError(error, frameID: job.frame.frameID)))
         }
         for dispatch in actions.dispatches { start(dispatch) }
-        if !actions.load.isEmpty || !actions.unload.isEmpty || !actions.dispatches.isEmpty { metrics.pool(scheduler.pool) }
+        if !actions.load.isEmpty || !actions.unload.isEmpty || !actions.dispatches.isEmpty {
+            metrics.pool(scheduler.pool)
+        }
     }
 
     /// Loads an engine on a thread of its own; the loop hears when it is ready.
     private func startEngine(_ id: EngineID) {
-        let (tessdata, maxPixels, calibration) = (configuration.tessdata, configuration.maxPixels, configuration.calibrationDelay)
+        let (tessdata, maxPixels, calibration) = (
+            configuration.tessdata, configuration.maxPixels, configuration.calibrationDelay
+        )
         let cancellation = RecognitionCancellation()
         let server = LoopBound(self, loop: loop)
         let thread = EngineThread<FramePipeline>(
@@ -317,7 +326,8 @@ public final class Server {
                     } else {
                         try TesseractEngine(tessdata: tessdata, key: id.key, cancellation: cancellation)
                     }
-                return try FramePipeline(recognizer: engine, tessdata: tessdata, limits: ImageLimits(maxPixels: maxPixels))
+                return try FramePipeline(
+                    recognizer: engine, tessdata: tessdata, limits: ImageLimits(maxPixels: maxPixels))
             },
             onStart: { [loop] error in
                 let failure = error.map { ($0 as? LegibleError) ?? LegibleError(.internal, "engine did not start") }

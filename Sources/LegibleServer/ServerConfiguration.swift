@@ -87,7 +87,12 @@ public struct ServerConfiguration: Sendable {
             ("metrics", metricsAddress.map(\.description) ?? ""),
             ("log-level", logLevel.name),
             ("log-format", logFormat.rawValue),
-            ("calibration-delay-ms", calibrationDelay.map { "\($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)" } ?? ""),
+            (
+                "calibration-delay-ms",
+                calibrationDelay.map {
+                    "\($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)"
+                } ?? ""
+            ),
         ]
     }
 

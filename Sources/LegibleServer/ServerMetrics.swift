@@ -18,7 +18,8 @@ struct ServerMetrics {
         r.define(
             "legible_frames_dropped_total", .counter,
             help: "Frames answered DROPPED: replaced by a newer one, or too old when an engine was free.")
-        r.define("legible_frames_skipped_total", .counter, help: "Frames answered SKIPPED: unchanged, or the camera moving.")
+        r.define(
+            "legible_frames_skipped_total", .counter, help: "Frames answered SKIPPED: unchanged, or the camera moving.")
         r.define("legible_frames_failed_total", .counter, help: "Frames answered FAILED, by gRPC status code name.")
         r.define(
             "legible_recognition_seconds", .histogram, help: "Time an engine spent reading a frame (OSD included).",
@@ -36,7 +37,8 @@ struct ServerMetrics {
         r.define(
             "legible_sessions_refused_total", .counter,
             help: "StartSession refused: at --max-sessions, or without a valid auth token.")
-        r.define("legible_engines_loaded", .gauge, help: "Engines loaded (idle or busy), by script of their first model.")
+        r.define(
+            "legible_engines_loaded", .gauge, help: "Engines loaded (idle or busy), by script of their first model.")
         r.define("legible_engines_busy", .gauge, help: "Engines reading a frame now, by script.")
         r.define("legible_received_bytes_total", .counter, help: "Bytes read from clients.")
         r.define("legible_sent_bytes_total", .counter, help: "Bytes written to clients.")
@@ -57,7 +59,8 @@ struct ServerMetrics {
                 registry.observe("legible_result_age_seconds", ["script": name], Double(timing.totalMicros) / 1e6)
             }
         case .dropped:
-            registry.increment("legible_frames_dropped_total", ["script": name, "reason": droppedTooOld ? "too_old" : "replaced"])
+            registry.increment(
+                "legible_frames_dropped_total", ["script": name, "reason": droppedTooOld ? "too_old" : "replaced"])
         case .skipped:
             let reason = result.skipReason == .moving ? "moving" : "unchanged"
             registry.increment("legible_frames_skipped_total", ["script": name, "reason": reason])
@@ -71,7 +74,8 @@ struct ServerMetrics {
     }
 
     func decoded(_ encoding: ImageEncoding?, micros: UInt32) {
-        registry.observe("legible_decode_seconds", ["encoding": encoding?.description ?? "unknown"], Double(micros) / 1e6)
+        registry.observe(
+            "legible_decode_seconds", ["encoding": encoding?.description ?? "unknown"], Double(micros) / 1e6)
     }
 
     func sessions(_ count: Int, connections: Int) {

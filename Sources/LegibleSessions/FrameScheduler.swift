@@ -208,7 +208,9 @@ public struct FrameScheduler<Session: Hashable, Job> {
     /// Forgets a session (ended or disconnected). Returns its pending job, which the caller
     /// answers, and the recognition in flight, which the caller may cancel; its `completed`
     /// call still comes.
-    public mutating func removeSession(_ session: Session) -> (pending: Job?, inFlight: (engine: EngineID, serial: UInt64)?) {
+    public mutating func removeSession(_ session: Session) -> (
+        pending: Job?, inFlight: (engine: EngineID, serial: UInt64)?
+    ) {
         guard var state = sessions.removeValue(forKey: session) else { return (nil, nil) }
         for key in Array(waiting.keys) {
             if let index = waiting[key]!.firstIndex(of: session) { waiting[key]!.remove(at: index) }
@@ -221,7 +223,9 @@ public struct FrameScheduler<Session: Hashable, Job> {
 
     /// `engine` finished its job and is idle again.
     public mutating func completed(engine: EngineID, now: Duration) -> Actions {
-        guard case .busy(let serial) = engines[engine] else { preconditionFailure("completed \(engine), which was not busy") }
+        guard case .busy(let serial) = engines[engine] else {
+            preconditionFailure("completed \(engine), which was not busy")
+        }
         running -= 1
         engines[engine] = .idle(since: now)
         if let session = inFlight.removeValue(forKey: serial), sessions[session] != nil {
@@ -326,7 +330,8 @@ public struct FrameScheduler<Session: Hashable, Job> {
             sessions[session]!.inFlight = (engine, nextSerial)
             inFlight[nextSerial] = session
             running += 1
-            return Dispatch(engine: engine, session: session, job: pending.job, serial: nextSerial, waited: now - pending.submitted)
+            return Dispatch(
+                engine: engine, session: session, job: pending.job, serial: nextSerial, waited: now - pending.submitted)
         }
         return nil
     }

@@ -60,7 +60,8 @@ public struct SessionSettings: Sendable, Hashable {
     public init(
         engineKey: EngineKey, scripts: [Script] = [.latin], request: RecognitionRequest = RecognitionRequest(),
         regionOfInterest: Rect? = nil, autoOrientation: Bool = false, minimumTextHeight: Float = 0,
-        detectEntities: Bool = false, maxFrameAge: Duration? = nil, stableAfter: Int = SessionSettings.defaultStableAfter,
+        detectEntities: Bool = false, maxFrameAge: Duration? = nil,
+        stableAfter: Int = SessionSettings.defaultStableAfter,
         waitForSteady: Bool = false, recognizeUnchanged: Bool = false
     ) {
         self.engineKey = engineKey
@@ -141,7 +142,13 @@ public struct SessionStateMachine {
         case (.awaitingStart, _):
             return fail(LegibleError(.failedPrecondition, "the first message of a stream must be StartSession"))
         case (.active, .start), (.draining, .start):
-            return [.send(.error(WireError(code: LegibleError.Code.failedPrecondition.rawValue, message: "the session has already started")))]
+            return [
+                .send(
+                    .error(
+                        WireError(
+                            code: LegibleError.Code.failedPrecondition.rawValue,
+                            message: "the session has already started")))
+            ]
         case (.active(let settings), .frame(let frame)):
             summary.framesReceived += 1
             if let error = validate(frame) { return answer(failed(frame.frameID, error)) }
@@ -211,13 +218,15 @@ public struct SessionStateMachine {
         if configuration.accessTokens.isRequired && !configuration.accessTokens.accepts(start.authToken) {
             return fail(
                 LegibleError(
-                    .unauthenticated, start.authToken.isEmpty ? "this server requires an auth_token" : "the auth_token is not valid"))
+                    .unauthenticated,
+                    start.authToken.isEmpty ? "this server requires an auth_token" : "the auth_token is not valid"))
         }
         guard start.protocolVersion <= legibleProtocolVersion else {
             return fail(
                 LegibleError(
                     .failedPrecondition,
-                    "protocol version \(start.protocolVersion) is not supported; this server speaks \(legibleProtocolVersion)"))
+                    "protocol version \(start.protocolVersion) is not supported; this server speaks \(legibleProtocolVersion)"
+                ))
         }
         switch resolve(start.options) {
         case .failure(let error):
@@ -261,7 +270,8 @@ public struct SessionStateMachine {
             let packages = missing.map(ModelCatalog.debianPackage(for:)).joined(separator: ", ")
             throw LegibleError(
                 .failedPrecondition,
-                "this server has no Tesseract model \(missing.joined(separator: ", ")): install the Debian package \(packages)")
+                "this server has no Tesseract model \(missing.joined(separator: ", ")): install the Debian package \(packages)"
+            )
         }
         for hint in options.languageHints {
             let script = try LanguageHint(hint).script
@@ -272,14 +282,17 @@ public struct SessionStateMachine {
             throw error
         }
         guard options.maxCandidates <= Self.maxCandidates else {
-            throw LegibleError(.invalidArgument, "max_candidates is \(options.maxCandidates); at most \(Self.maxCandidates)")
+            throw LegibleError(
+                .invalidArgument, "max_candidates is \(options.maxCandidates); at most \(Self.maxCandidates)")
         }
         guard options.minimumTextHeight >= 0, options.minimumTextHeight <= 1 else {
             throw LegibleError(
-                .invalidArgument, "minimum_text_height is \(options.minimumTextHeight); it is a fraction of the image height, 0...1")
+                .invalidArgument,
+                "minimum_text_height is \(options.minimumTextHeight); it is a fraction of the image height, 0...1")
         }
         guard options.customWords.count <= Self.maxCustomWords else {
-            throw LegibleError(.invalidArgument, "\(options.customWords.count) custom words; at most \(Self.maxCustomWords)")
+            throw LegibleError(
+                .invalidArgument, "\(options.customWords.count) custom words; at most \(Self.maxCustomWords)")
         }
         for word in options.customWords {
             let trimmed = word.trimmingWhitespace

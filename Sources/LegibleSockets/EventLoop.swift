@@ -93,7 +93,8 @@ public final class EventLoop: Sendable {
                 // A handler may unregister others while we iterate: look each up afresh.
                 guard let handler = handlers[fd] else { continue }
                 handler.handleEvents(
-                    readable: flags & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0,
+                    readable: flags & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue)
+                        != 0,
                     writable: flags & EPOLLOUT.rawValue != 0,
                     hangup: flags & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0)
             }

@@ -21,7 +21,9 @@ public final class Socket: @unchecked Sendable {
 
     public func setNonBlocking() throws(LegibleError) {
         let flags = fcntl(descriptor, F_GETFL)
-        guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else { throw .system("fcntl(O_NONBLOCK)") }
+        guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else {
+            throw .system("fcntl(O_NONBLOCK)")
+        }
     }
 
     /// Sends as much of `bytes` as the kernel takes now; never raises SIGPIPE.
@@ -67,7 +69,8 @@ public final class Socket: @unchecked Sendable {
     public static func connect(to address: ServerAddress) throws(LegibleError) -> Socket {
         switch address {
         case .unix(let path):
-            let socket = Socket(descriptor: Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0))
+            let socket = Socket(
+                descriptor: Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0))
             guard socket.descriptor >= 0 else { throw .system("socket") }
             var addr = try unixAddress(path)
             let result = withUnsafePointer(to: &addr) {
@@ -80,14 +83,18 @@ public final class Socket: @unchecked Sendable {
         case .tcp(let host, let port):
             var lastError = LegibleError(.unavailable, "no address for \(host)")
             for info in try resolve(host: host, port: port, passive: false) {
-                let socket = Socket(descriptor: Glibc.socket(info.family, info.type | Int32(SOCK_CLOEXEC.rawValue), info.proto))
+                let socket = Socket(
+                    descriptor: Glibc.socket(info.family, info.type | Int32(SOCK_CLOEXEC.rawValue), info.proto))
                 guard socket.descriptor >= 0 else { continue }
                 let ok = info.address.withUnsafeBytes {
-                    Glibc.connect(socket.descriptor, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t($0.count)) == 0
+                    Glibc.connect(
+                        socket.descriptor, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t($0.count))
+                        == 0
                 }
                 if ok {
                     var one: Int32 = 1
-                    setsockopt(socket.descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                    setsockopt(
+                        socket.descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
                     return socket
                 }
                 lastError = .system("connect to \(address)", code: .unavailable)
@@ -107,7 +114,8 @@ public final class Socket: @unchecked Sendable {
         switch address {
         case .unix(let path):
             try removeStaleSocketFile(path)
-            let socket = Socket(descriptor: Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0))
+            let socket = Socket(
+                descriptor: Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0))
             guard socket.descriptor >= 0 else { throw .system("socket") }
             var addr = try unixAddress(path)
             // The umask makes the file private from the moment it exists; chmod then widens it
@@ -127,12 +135,15 @@ public final class Socket: @unchecked Sendable {
         case .tcp(let host, let port):
             var lastError = LegibleError(.unavailable, "no address for \(host)")
             for info in try resolve(host: host, port: port, passive: true) {
-                let socket = Socket(descriptor: Glibc.socket(info.family, info.type | Int32(SOCK_CLOEXEC.rawValue), info.proto))
+                let socket = Socket(
+                    descriptor: Glibc.socket(info.family, info.type | Int32(SOCK_CLOEXEC.rawValue), info.proto))
                 guard socket.descriptor >= 0 else { continue }
                 var one: Int32 = 1
                 setsockopt(socket.descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
                 let bound = info.address.withUnsafeBytes {
-                    Glibc.bind(socket.descriptor, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t($0.count)) == 0
+                    Glibc.bind(
+                        socket.descriptor, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t($0.count))
+                        == 0
                 }
                 guard bound else {
                     lastError = .system("bind \(address)")

@@ -50,7 +50,11 @@ enum CandidateRanking {
         func rating(_ indices: [Int]) -> Double {
             zip(lists, indices).reduce(0) { $0 + $1.0[$1.1].0.rating }
         }
-        var frontier = [Node(indices: Array(repeating: 0, count: lists.count), rating: rating(Array(repeating: 0, count: lists.count)))]
+        var frontier = [
+            Node(
+                indices: Array(repeating: 0, count: lists.count),
+                rating: rating(Array(repeating: 0, count: lists.count)))
+        ]
         var seen: Set<[Int]> = [frontier[0].indices]
         var out: [Candidate] = []
         while out.count < limit, !frontier.isEmpty {

@@ -25,7 +25,8 @@ public final class OrientationDetector {
         guard access(path, R_OK) == 0 else {
             throw LegibleError(
                 .failedPrecondition,
-                "auto_orientation needs Tesseract's OSD model, which is not installed: install the Debian package tesseract-ocr-osd")
+                "auto_orientation needs Tesseract's OSD model, which is not installed: install the Debian package tesseract-ocr-osd"
+            )
         }
         guard let api = TessBaseAPICreate() else { throw LegibleError(.internal, "TessBaseAPICreate failed") }
         self.api = api

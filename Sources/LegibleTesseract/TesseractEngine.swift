@@ -128,14 +128,15 @@ public final class TesseractEngine: Recognizer {
         }
         let names = variables.map { strdup($0.0) }
         let values = variables.map { strdup($0.1) }
-        defer { (names + values).forEach { free($0) } }
+        defer { for pointer in names + values { free(pointer) } }
         var namePointers = names
         var valuePointers = values
         // Debian's models are LSTM-only: the legacy engine modes fail to init with them.
         let status = namePointers.withUnsafeMutableBufferPointer { namesBuffer in
             valuePointers.withUnsafeMutableBufferPointer { valuesBuffer in
                 TessBaseAPIInit4(
-                    api, tessdata, key.modelSpec, OEM_LSTM_ONLY, nil, 0, namesBuffer.baseAddress, valuesBuffer.baseAddress,
+                    api, tessdata, key.modelSpec, OEM_LSTM_ONLY, nil, 0, namesBuffer.baseAddress,
+                    valuesBuffer.baseAddress,
                     variables.count, 0)
             }
         }
@@ -185,7 +186,9 @@ public final class TesseractEngine: Recognizer {
         let clock = ContinuousClock()
         let started = clock.now
         // Once set, the monitor's deadline cannot be cleared: "none" is a month.
-        let milliseconds = deadline.map { max(1, Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)) }
+        let milliseconds = deadline.map {
+            max(1, Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000))
+        }
         TessMonitorSetDeadlineMSecs(monitor, milliseconds ?? Int32.max)
         let segmentation =
             segmentationOverride
@@ -225,7 +228,8 @@ public final class TesseractEngine: Recognizer {
                 var factor = min(Self.maximumEnlargement, Self.accurateWordHeight / height)
                 factor = min(factor, (Self.maximumPixels / Double(image.width * image.height)).squareRoot())
                 if factor > 1.2, let enlarged = (base ?? LeptonicaImage(image))?.scaled(by: factor) {
-                    let reading = try read(.pix(enlarged, scale: Double(image.width) / Double(enlarged.width)), .adaptive, request)
+                    let reading = try read(
+                        .pix(enlarged, scale: Double(image.width) / Double(enlarged.width)), .adaptive, request)
                     try checkStop()
                     if reading.score > best.score { best = reading }
                 }
@@ -354,7 +358,8 @@ public final class TesseractEngine: Recognizer {
 
     /// One result-iterator walk (word level, or symbol level for symbols or candidates),
     /// building each parent's text from its children.
-    private func walk(_ iterator: OpaquePointer, request: RecognitionRequest, width: Int, height: Int) -> RecognizedText {
+    private func walk(_ iterator: OpaquePointer, request: RecognitionRequest, width: Int, height: Int) -> RecognizedText
+    {
         // The page iterator is the result iterator seen as its base class: not to be deleted.
         let page = TessResultIteratorGetPageIterator(iterator)
         let bySymbol = request.includeSymbols || request.maxCandidates > 0

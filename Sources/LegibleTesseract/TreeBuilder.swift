@@ -145,7 +145,9 @@ struct TreeBuilder {
             if !keepSymbols {
                 for index in words.indices { words[index].symbols = [] }
                 for line in paragraphLines.indices {
-                    for index in paragraphLines[line].elements.indices { paragraphLines[line].elements[index].symbols = [] }
+                    for index in paragraphLines[line].elements.indices {
+                        paragraphLines[line].elements[index].symbols = []
+                    }
                 }
             }
             blockParagraphs.append(

@@ -193,7 +193,8 @@ public struct SessionStarted: Sendable, Hashable {
     public var engines: [EngineInfo]
 
     public init(
-        sessionID: String, serverVersion: String, protocolVersion: UInt32 = legibleProtocolVersion, limits: ServerLimits,
+        sessionID: String, serverVersion: String, protocolVersion: UInt32 = legibleProtocolVersion,
+        limits: ServerLimits,
         availableScripts: [Script], engines: [EngineInfo] = []
     ) {
         self.engines = engines
@@ -244,7 +245,8 @@ public struct Timing: Sendable, Hashable {
     public var totalMicros: UInt32
 
     public init(
-        clientTimestampMicros: UInt64 = 0, queueMicros: UInt32 = 0, decodeMicros: UInt32 = 0, recognizeMicros: UInt32 = 0,
+        clientTimestampMicros: UInt64 = 0, queueMicros: UInt32 = 0, decodeMicros: UInt32 = 0,
+        recognizeMicros: UInt32 = 0,
         totalMicros: UInt32 = 0
     ) {
         self.clientTimestampMicros = clientTimestampMicros
@@ -286,7 +288,8 @@ public struct FrameResult: Sendable, Hashable {
     public var motion: Float
 
     public init(
-        frameID: UInt64, status: FrameStatus, text: RecognizedText? = nil, timing: Timing? = nil, changes: Changes? = nil,
+        frameID: UInt64, status: FrameStatus, text: RecognizedText? = nil, timing: Timing? = nil,
+        changes: Changes? = nil,
         quality: FrameQuality? = nil, error: WireError? = nil, orientation: AppliedOrientation? = nil,
         skipReason: SkipReason? = nil, stable: Bool = false, sceneDifference: Float = 0, motion: Float = 0
     ) {

@@ -202,7 +202,9 @@ enum Decode {
     /// nil for a kind this build does not know.
     static func entity(_ m: Legible__V1__Entity) -> Entity? {
         guard let kind = EntityKind(rawValue: enumValue(m.kind.rawValue)) else { return nil }
-        return Entity(kind: kind, text: string(m.text), frames: messages(m.n_frames, m.frames) { Rect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
+        return Entity(
+            kind: kind, text: string(m.text),
+            frames: messages(m.n_frames, m.frames) { Rect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
     }
 
     static func block(_ m: Legible__V1__TextBlock) -> TextBlock {

@@ -27,7 +27,9 @@ let command = Command(
             "listen", valueName: "address", help: "Listen on unix:PATH or tcp:HOST:PORT; repeatable.",
             default: "unix:legible.sock and tcp:127.0.0.1:7480", repeatable: true),
         .value("socket-mode", valueName: "octal", help: "File mode of unix socket files.", default: "0600"),
-        .value("socket-group", valueName: "name", help: "Group of unix socket files (with --socket-mode 0660).", default: "yours"),
+        .value(
+            "socket-group", valueName: "name", help: "Group of unix socket files (with --socket-mode 0660).",
+            default: "yours"),
         .value(
             "auth-token-file", valueName: "path",
             help: "Sessions must send one of the tokens in this file (one per line) as StartSession.auth_token.",
@@ -35,37 +37,63 @@ let command = Command(
         .flag(
             "allow-unauthenticated-remote",
             help: "Listen on a non-loopback TCP address without --auth-token-file (a warning is logged)."),
-        .value("tessdata", valueName: "dir", help: "Folder of Tesseract models.", default: "$TESSDATA_PREFIX or the Debian path"),
-        .value("workers", valueName: "n", help: "Recognitions running at once across all scripts.", default: "the number of cores"),
-        .value("replicas-per-script", valueName: "n", help: "Engines each script may load while its sessions wait.", default: "1"),
+        .value(
+            "tessdata", valueName: "dir", help: "Folder of Tesseract models.",
+            default: "$TESSDATA_PREFIX or the Debian path"),
+        .value(
+            "workers", valueName: "n", help: "Recognitions running at once across all scripts.",
+            default: "the number of cores"),
+        .value(
+            "replicas-per-script", valueName: "n", help: "Engines each script may load while its sessions wait.",
+            default: "1"),
         .value(
             "model", valueName: "script=name",
             help: "The Tesseract model a script reads, e.g. latin=Latin or chinese=chi_sim; repeatable.",
             default: "latin=eng chinese=HanS devanagari=Devanagari japanese=jpn korean=kor", repeatable: true),
-        .value("engine-idle-seconds", valueName: "s", help: "Unload an engine idle this long; 0 keeps engines.", default: "300"),
-        .value("frame-deadline-ms", valueName: "ms", help: "Fail a recognition running longer (DEADLINE_EXCEEDED); 0 for none.", default: "0"),
-        .value("max-sessions", valueName: "n", help: "Sessions at once; more are refused with UNAVAILABLE.", default: "4096"),
         .value(
-            "max-connections", valueName: "n", help: "Open connections at once; more are told RESOURCE_EXHAUSTED and closed.",
+            "engine-idle-seconds", valueName: "s", help: "Unload an engine idle this long; 0 keeps engines.",
+            default: "300"),
+        .value(
+            "frame-deadline-ms", valueName: "ms",
+            help: "Fail a recognition running longer (DEADLINE_EXCEEDED); 0 for none.", default: "0"),
+        .value(
+            "max-sessions", valueName: "n", help: "Sessions at once; more are refused with UNAVAILABLE.",
+            default: "4096"),
+        .value(
+            "max-connections", valueName: "n",
+            help: "Open connections at once; more are told RESOURCE_EXHAUSTED and closed.",
             default: "8192"),
-        .value("first-message-seconds", valueName: "s", help: "Close a client that sends no StartSession this long.", default: "10"),
-        .value("message-seconds", valueName: "s", help: "Close a client whose message takes longer than this to arrive.", default: "30"),
-        .value("idle-seconds", valueName: "s", help: "Close a session that sends nothing (not even a Ping) this long.", default: "300"),
+        .value(
+            "first-message-seconds", valueName: "s", help: "Close a client that sends no StartSession this long.",
+            default: "10"),
+        .value(
+            "message-seconds", valueName: "s", help: "Close a client whose message takes longer than this to arrive.",
+            default: "30"),
+        .value(
+            "idle-seconds", valueName: "s", help: "Close a session that sends nothing (not even a Ping) this long.",
+            default: "300"),
         .value(
             "max-write-queue-bytes", valueName: "n",
             help: "Result bytes queued for a client before the server stops reading from it.", default: "4194304"),
-        .value("write-stall-seconds", valueName: "s", help: "Close a client that reads none of its results this long.", default: "10"),
+        .value(
+            "write-stall-seconds", valueName: "s", help: "Close a client that reads none of its results this long.",
+            default: "10"),
         .value(
             "max-custom-engines", valueName: "n",
-            help: "Engines with custom words, no dictionary or several scripts kept at once (least recently used go first).",
+            help:
+                "Engines with custom words, no dictionary or several scripts kept at once (least recently used go first).",
             default: "4"),
-        .value("custom-engine-mb", valueName: "mb", help: "Estimated memory those engines may take together.", default: "512"),
+        .value(
+            "custom-engine-mb", valueName: "mb", help: "Estimated memory those engines may take together.",
+            default: "512"),
         .value("max-message-bytes", valueName: "n", help: "Largest message accepted.", default: "16777216"),
         .value("max-pixels", valueName: "n", help: "Largest decoded frame, in pixels.", default: "40000000"),
         .value("latin-model", valueName: "name", help: "Short for --model latin=NAME.", default: "eng"),
         .value("log-level", valueName: "level", help: "debug, info, warning or error.", default: "info"),
         .value("log-format", valueName: "format", help: "text or json, one line per event on stderr.", default: "text"),
-        .value("metrics", valueName: "address", help: "Serve /metrics, /healthz and /readyz over HTTP on tcp:HOST:PORT.", default: "off"),
+        .value(
+            "metrics", valueName: "address", help: "Serve /metrics, /healthz and /readyz over HTTP on tcp:HOST:PORT.",
+            default: "off"),
         .flag("print-config", help: "Print the effective settings and where each came from, then exit."),
         .value(
             "calibration-delay-ms", valueName: "ms",
@@ -82,12 +110,14 @@ func ensureOpenMPThreadLimit() {
     var arguments = CommandLine.arguments.map { strdup($0) }
     arguments.append(nil)
     execv("/proc/self/exe", &arguments)
-    StandardStream.error.write("legibled: warning: could not re-exec with OMP_THREAD_LIMIT=1; recognition will be slow\n")
+    StandardStream.error.write(
+        "legibled: warning: could not re-exec with OMP_THREAD_LIMIT=1; recognition will be slow\n")
 }
 
 var parsed = command.parseOrExit()
 do throws(CommandLineError) {
-    parsed = try parsed.mergingEnvironment(ProcessInfo.processInfo.environment, prefix: "LEGIBLE_", options: command.options)
+    parsed = try parsed.mergingEnvironment(
+        ProcessInfo.processInfo.environment, prefix: "LEGIBLE_", options: command.options)
 } catch {
     if case .usage(let message, _) = error { fail(message, code: .usage) }
     fail("\(error)", code: .usage)
@@ -109,7 +139,9 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
         }
     }
     if parsed.isSet("listen") {
-        configuration.listen = try parsed.values("listen").map { (text) throws(LegibleError) in try ServerAddress(parsing: text) }
+        configuration.listen = try parsed.values("listen").map { (text) throws(LegibleError) in
+            try ServerAddress(parsing: text)
+        }
     }
     if parsed.isSet("socket-mode") {
         guard let mode = UInt32(parsed.value("socket-mode")!, radix: 8), mode <= 0o777 else {
@@ -119,7 +151,9 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
     }
     if parsed.isSet("tessdata") { configuration.tessdata = parsed.value("tessdata")! }
     if parsed.isSet("workers") { configuration.workers = try integer("workers", 1...1024) }
-    if parsed.isSet("replicas-per-script") { configuration.replicasPerScript = try integer("replicas-per-script", 1...64) }
+    if parsed.isSet("replicas-per-script") {
+        configuration.replicasPerScript = try integer("replicas-per-script", 1...64)
+    }
     if parsed.isSet("max-message-bytes") {
         configuration.maxMessageBytes = try integer("max-message-bytes", 1024...Int(UInt32.max))
     }
@@ -130,13 +164,18 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
         let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
         guard parts.count == 2, let script = Script(name: parts[0]), !parts[1].isEmpty else {
             throw LegibleError(
-                .invalidArgument, "--model takes SCRIPT=NAME with SCRIPT one of latin, chinese, devanagari, japanese, korean")
+                .invalidArgument,
+                "--model takes SCRIPT=NAME with SCRIPT one of latin, chinese, devanagari, japanese, korean")
         }
         models[script] = parts[1]
     }
     configuration.models = ModelSelection(defaults: models)
-    if parsed.isSet("engine-idle-seconds") { configuration.engineIdleSeconds = try integer("engine-idle-seconds", 0...86_400) }
-    if parsed.isSet("frame-deadline-ms") { configuration.frameDeadlineMillis = try integer("frame-deadline-ms", 0...3_600_000) }
+    if parsed.isSet("engine-idle-seconds") {
+        configuration.engineIdleSeconds = try integer("engine-idle-seconds", 0...86_400)
+    }
+    if parsed.isSet("frame-deadline-ms") {
+        configuration.frameDeadlineMillis = try integer("frame-deadline-ms", 0...3_600_000)
+    }
     if parsed.isSet("max-connections") { configuration.maxConnections = try integer("max-connections", 1...1_000_000) }
     if parsed.isSet("first-message-seconds") {
         configuration.firstMessageSeconds = try integer("first-message-seconds", 1...3600)
@@ -151,16 +190,22 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
             throw LegibleError(.invalidArgument, "--auth-token-file: cannot read \(path)")
         }
         let tokens = AccessTokens(fileContents: contents)
-        guard tokens.isRequired else { throw LegibleError(.invalidArgument, "--auth-token-file: \(path) holds no token") }
+        guard tokens.isRequired else {
+            throw LegibleError(.invalidArgument, "--auth-token-file: \(path) holds no token")
+        }
         configuration.accessTokens = tokens
     }
     if parsed.isSet("max-sessions") { configuration.maxSessions = try integer("max-sessions", 1...1_000_000) }
     if parsed.isSet("max-write-queue-bytes") {
         configuration.maxWriteQueueBytes = try integer("max-write-queue-bytes", 4096...(1 << 30))
     }
-    if parsed.isSet("write-stall-seconds") { configuration.writeStallSeconds = try integer("write-stall-seconds", 1...3600) }
+    if parsed.isSet("write-stall-seconds") {
+        configuration.writeStallSeconds = try integer("write-stall-seconds", 1...3600)
+    }
     if parsed.isSet("max-custom-engines") { configuration.maxCustomEngines = try integer("max-custom-engines", 1...64) }
-    if parsed.isSet("custom-engine-mb") { configuration.customEngineMegabytes = try integer("custom-engine-mb", 1...1_000_000) }
+    if parsed.isSet("custom-engine-mb") {
+        configuration.customEngineMegabytes = try integer("custom-engine-mb", 1...1_000_000)
+    }
     if parsed.isSet("calibration-delay-ms") {
         configuration.calibrationDelay = .milliseconds(try integer("calibration-delay-ms", 0...600_000))
     }
@@ -190,7 +235,9 @@ do {
     configuration = try makeConfiguration(parsed)
 } catch {
     // A bad value from the environment names its variable, so that it can be found.
-    let culprit = command.options.first { error.message.hasPrefix("--\($0.name) ") && parsed.source(of: $0.name) == .environment }
+    let culprit = command.options.first {
+        error.message.hasPrefix("--\($0.name) ") && parsed.source(of: $0.name) == .environment
+    }
     let origin = culprit.map { " (from \(ParsedCommandLine.environmentName(of: $0.name, prefix: "LEGIBLE_")))" } ?? ""
     fail(error.message + origin, code: .usage)
 }
@@ -199,7 +246,10 @@ if parsed.flag("print-config") {
     var out = ""
     for (option, value) in configuration.effectiveValues {
         let source = parsed.source(of: option)
-        let origin = source == .environment ? "\(source.rawValue) \(ParsedCommandLine.environmentName(of: option, prefix: "LEGIBLE_"))" : source.rawValue
+        let origin =
+            source == .environment
+            ? "\(source.rawValue) \(ParsedCommandLine.environmentName(of: option, prefix: "LEGIBLE_"))"
+            : source.rawValue
         out += "\(option) = \(value)    # \(origin)\n"
     }
     StandardStream.output.write(out)

@@ -44,7 +44,10 @@ struct CommandTests {
 
     @Test func badIntegerNamesTheOption() throws {
         let parsed = try tool.parse(["run", "-w", "many", "f"])
-        #expect(throws: CommandLineError.usage("--workers takes a whole number at least 1, not 'many'", commandPath: ["tool", "run"])) {
+        #expect(
+            throws: CommandLineError.usage(
+                "--workers takes a whole number at least 1, not 'many'", commandPath: ["tool", "run"])
+        ) {
             try parsed.integer("workers", in: 1...Int.max)
         }
     }
@@ -52,7 +55,9 @@ struct CommandTests {
     @Test func helpAnywhere() {
         #expect(throws: CommandLineError.helpRequested(commandPath: ["tool"])) { try tool.parse(["--help"]) }
         #expect(throws: CommandLineError.helpRequested(commandPath: ["tool", "run"])) { try tool.parse(["run", "-h"]) }
-        #expect(throws: CommandLineError.helpRequested(commandPath: ["tool", "run"])) { try tool.parse(["help", "run"]) }
+        #expect(throws: CommandLineError.helpRequested(commandPath: ["tool", "run"])) {
+            try tool.parse(["help", "run"])
+        }
     }
 
     @Test func helpTextListsEveryOptionWithDefaults() {
@@ -69,12 +74,15 @@ struct CommandTests {
     @Test func exitCodesAndTitledGroupsHaveTheirOwnSections() {
         let command = Command(
             name: "go", abstract: "Goes.",
-            options: [.flag("fast", help: "Quickly.")] + Option.group("Tuning options", [.value("gear", valueName: "n", help: "Which gear.")]),
+            options: [.flag("fast", help: "Quickly.")]
+                + Option.group("Tuning options", [.value("gear", valueName: "n", help: "Which gear.")]),
             exitCodes: [ExitCodeHelp(0, "Arrived."), ExitCodeHelp(64, "Bad usage.")])
         let help = command.helpText()
         #expect(help.contains("\nOPTIONS:\n  --fast                    Quickly.\n  -h, --help"))
         #expect(help.contains("\nTUNING OPTIONS:\n  --gear <n>                Which gear.\n"))
-        #expect(help.hasSuffix("\nEXIT CODES:\n  0                         Arrived.\n  64                        Bad usage.\n"))
+        #expect(
+            help.hasSuffix(
+                "\nEXIT CODES:\n  0                         Arrived.\n  64                        Bad usage.\n"))
         let sections = help.split(separator: "\n").filter { $0.hasSuffix(":") && !$0.hasPrefix(" ") }
         #expect(sections == ["OPTIONS:", "TUNING OPTIONS:", "EXIT CODES:"])
         #expect(throws: Never.self) { try command.parse(["--gear", "3"]) }
@@ -82,7 +90,8 @@ struct CommandTests {
 
     @Test func manyOptionsCollapseInTheUsageLine() {
         let many = (1...13).map { Option.flag("f\($0)", help: "Flag \($0).") }
-        let command = Command(name: "big", abstract: "Big.", options: many, arguments: [Argument("file", help: "F.", variadic: true)])
+        let command = Command(
+            name: "big", abstract: "Big.", options: many, arguments: [Argument("file", help: "F.", variadic: true)])
         #expect(command.usageLine == "[<options>] <file> ...")
         let few = Command(name: "small", abstract: "Small.", options: Array(many.prefix(12)))
         #expect(few.usageLine.hasPrefix("[--f1] [--f2]"))
@@ -91,7 +100,8 @@ struct CommandTests {
     @Test func longDiscussionIsWrappedAt80Columns() {
         let command = Command(
             name: "w", abstract: "Wraps.",
-            discussion: String(repeating: "word ", count: 40) + "\nstill the first paragraph.\n\nNext paragraph.\n\nEXAMPLE:\n  w --keep   this line as written")
+            discussion: String(repeating: "word ", count: 40)
+                + "\nstill the first paragraph.\n\nNext paragraph.\n\nEXAMPLE:\n  w --keep   this line as written")
         let lines = command.helpText().split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.allSatisfy { $0.count <= 80 })
         #expect(lines.contains("Next paragraph."))

@@ -6,7 +6,8 @@ import Testing
 struct GeometryTests {
     @Test func cornerPointsRunClockwiseFromTopLeft() {
         let rect = Rect(x: 10, y: 20, width: 30, height: 40)
-        #expect(rect.cornerPoints == [Point(x: 10, y: 20), Point(x: 40, y: 20), Point(x: 40, y: 60), Point(x: 10, y: 60)])
+        #expect(
+            rect.cornerPoints == [Point(x: 10, y: 20), Point(x: 40, y: 20), Point(x: 40, y: 60), Point(x: 10, y: 60)])
     }
 
     @Test func overlap() {

@@ -70,7 +70,8 @@ struct ModelCatalogTests {
 
     @Test func droppingSmallLinesRebuildsTextsAndParagraphs() {
         func word(_ text: String, y: Int32, height: Int32) -> TextElement {
-            TextElement(text: text, frame: Rect(x: 0, y: y, width: 50, height: height), confidence: 1, recognizedLanguages: [])
+            TextElement(
+                text: text, frame: Rect(x: 0, y: y, width: 50, height: height), confidence: 1, recognizedLanguages: [])
         }
         let big = TextLine(
             text: "Big", frame: Rect(x: 0, y: 0, width: 50, height: 40), confidence: 1, recognizedLanguages: [],
@@ -83,12 +84,14 @@ struct ModelCatalogTests {
             lines: [big, small],
             paragraphs: [
                 TextParagraph(
-                    text: "Big\nsmall", frame: Rect(x: 0, y: 0, width: 50, height: 60), confidence: 1, recognizedLanguages: [],
+                    text: "Big\nsmall", frame: Rect(x: 0, y: 0, width: 50, height: 60), confidence: 1,
+                    recognizedLanguages: [],
                     words: big.elements + small.elements)
             ])
         let onlySmall = TextBlock(
             text: "small", frame: small.frame, confidence: 1, recognizedLanguages: [], lines: [small])
-        let text = RecognizedText(text: "Big\nsmall\nsmall", blocks: [block, onlySmall], imageWidth: 100, imageHeight: 100)
+        let text = RecognizedText(
+            text: "Big\nsmall\nsmall", blocks: [block, onlySmall], imageWidth: 100, imageHeight: 100)
         let kept = text.droppingLines(lowerThan: 20)
         #expect(kept.text == "Big")
         #expect(kept.blocks.count == 1)

@@ -68,7 +68,8 @@ private let noCap = 100_000_000
 
 @Test func decoderIsReusableAfterAFailure() throws {
     let decoder = try FrameImager()
-    #expect(error { () throws(LegibleError) in try decoder.decode(try! jpeg("not-a-jpeg.jpg"), maxPixels: noCap) } != nil)
+    #expect(
+        error { () throws(LegibleError) in try decoder.decode(try! jpeg("not-a-jpeg.jpg"), maxPixels: noCap) } != nil)
     let image = try decoder.decode(jpeg("label-640x480.jpg"), maxPixels: noCap)
     #expect(image.width == 640 && image.height == 480)
 }
@@ -125,7 +126,8 @@ func emptyDataIsInvalidArgument(encoding: ImageEncoding) throws {
     let decoder = try FrameImager()
     let data = [UInt8](repeating: 0, count: 100)
     let narrowStride = error { () throws(LegibleError) in
-        try decoder.decode(EncodedImage(encoding: .gray8, data: data, width: 10, height: 5, stride: 8), maxPixels: noCap)
+        try decoder.decode(
+            EncodedImage(encoding: .gray8, data: data, width: 10, height: 5, stride: 8), maxPixels: noCap)
     }
     #expect(narrowStride?.code == .invalidArgument)
     #expect(narrowStride?.message.contains("stride 8") == true)
@@ -146,7 +148,9 @@ func emptyDataIsInvalidArgument(encoding: ImageEncoding) throws {
 
     // A raw buffer is checked before its size is: a huge claim fails on the cap, not the bytes.
     let huge = EncodedImage(encoding: .gray8, data: [0], width: 20000, height: 20000)
-    #expect(error { () throws(LegibleError) in try decoder.decode(huge, maxPixels: 16_000_000) }?.code == .resourceExhausted)
+    #expect(
+        error { () throws(LegibleError) in try decoder.decode(huge, maxPixels: 16_000_000) }?.code == .resourceExhausted
+    )
 }
 
 @Test func scaledDecodeFitsMaxSide() throws {

@@ -48,7 +48,9 @@ private func pack(_ p: Picture, as encoding: ImageEncoding, padding: Int) -> Enc
             rows({ _ in [UInt8](repeating: 0x80, count: minimum) }, count: chromaRows, rowBytes: stride)
         } else if encoding == .i420 {
             let chroma = (stride + 1) / 2
-            for _ in 0..<2 { rows({ _ in [UInt8](repeating: 0x80, count: (width + 1) / 2) }, count: chromaRows, rowBytes: chroma) }
+            for _ in 0..<2 {
+                rows({ _ in [UInt8](repeating: 0x80, count: (width + 1) / 2) }, count: chromaRows, rowBytes: chroma)
+            }
         }
         return EncodedImage(encoding: encoding, data: data, width: width, height: height, stride: stride)
     case .rgba8, .bgra8:
@@ -167,7 +169,9 @@ func rawStrideBelowTheRowIsInvalidArgument(encoding: ImageEncoding) throws {
     #expect(Orientation.up.turned(clockwiseBy: 270) == .left)
     #expect(Orientation.leftMirrored.turned(clockwiseBy: 90) == .upMirrored)
     for orientation in Orientation.allCases {
-        #expect(Orientation(clockwiseDegrees: orientation.clockwiseDegrees, mirrored: orientation.isMirrored) == orientation)
+        #expect(
+            Orientation(clockwiseDegrees: orientation.clockwiseDegrees, mirrored: orientation.isMirrored) == orientation
+        )
         #expect(orientation.turned(clockwiseBy: 360) == orientation)
     }
     // A box's corners map back to the stored 40 x 30 buffer (edges, not pixel centres).

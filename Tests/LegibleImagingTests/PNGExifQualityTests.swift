@@ -23,7 +23,9 @@ private func failure(_ body: () throws(LegibleError) -> Void) -> LegibleError? {
 @Suite struct PNGReaderTests {
     let pattern: [UInt8] = (0..<7).flatMap { y in (0..<13).map { x in UInt8((7 * x + 31 * y) % 256) } }
 
-    @Test(arguments: ["pattern-gray8.png", "pattern-rgb.png", "pattern-rgba.png", "pattern-gray16.png", "pattern-palette.png"])
+    @Test(arguments: [
+        "pattern-gray8.png", "pattern-rgb.png", "pattern-rgba.png", "pattern-gray16.png", "pattern-palette.png",
+    ])
     func everyPixelFormatReadsAsTheSameGray(name: String) throws {
         var buffer: [UInt8] = []
         let size = try PNGReader.decodeGray(try fixture(name), maxPixels: 1000, maxSide: 100, into: &buffer)
@@ -58,11 +60,13 @@ private func failure(_ body: () throws(LegibleError) -> Void) -> LegibleError? {
     @Test func headerOverTheLimitsIsResourceExhaustedBeforeDecoding() throws {
         var buffer: [UInt8] = []
         let huge = failure { () throws(LegibleError) in
-            _ = try PNGReader.decodeGray(try! claiming(width: 20000, height: 20000), maxPixels: 40_000_000, maxSide: 16384, into: &buffer)
+            _ = try PNGReader.decodeGray(
+                try! claiming(width: 20000, height: 20000), maxPixels: 40_000_000, maxSide: 16384, into: &buffer)
         }
         #expect(huge?.code == .resourceExhausted)
         let wide = failure { () throws(LegibleError) in
-            _ = try PNGReader.decodeGray(try! claiming(width: 17000, height: 2), maxPixels: 40_000_000, maxSide: 16384, into: &buffer)
+            _ = try PNGReader.decodeGray(
+                try! claiming(width: 17000, height: 2), maxPixels: 40_000_000, maxSide: 16384, into: &buffer)
         }
         #expect(wide?.code == .resourceExhausted && wide?.message.contains("16384") == true)
         #expect(buffer.isEmpty, "nothing was allocated")
@@ -71,7 +75,9 @@ private func failure(_ body: () throws(LegibleError) -> Void) -> LegibleError? {
     @Test func truncatedOrGarbageIsInvalidArgument() throws {
         let whole = try fixture("pattern-rgb.png")
         var buffer: [UInt8] = []
-        for data in [Array(whole.prefix(whole.count - 20)), Array(whole.prefix(30)), [UInt8](repeating: 0x42, count: 64)] {
+        for data in [
+            Array(whole.prefix(whole.count - 20)), Array(whole.prefix(30)), [UInt8](repeating: 0x42, count: 64),
+        ] {
             let error = failure { () throws(LegibleError) in
                 _ = try PNGReader.decodeGray(data, maxPixels: 1000, maxSide: 100, into: &buffer)
             }
@@ -86,12 +92,15 @@ private func failure(_ body: () throws(LegibleError) -> Void) -> LegibleError? {
 @Suite struct ExifOrientationTests {
     /// An APP1 Exif segment holding IFD0 with one entry: tag 0x0112, SHORT, 1 component.
     func app1(orientation value: UInt16, bigEndian: Bool) -> [UInt8] {
-        func u16(_ v: UInt16) -> [UInt8] { bigEndian ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func u16(_ v: UInt16) -> [UInt8] {
+            bigEndian ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)]
+        }
         func u32(_ v: UInt32) -> [UInt8] {
             let bytes = (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) }
             return bigEndian ? bytes.reversed() : bytes
         }
-        let tiff = (bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]) + u16(42) + u32(8) + u16(1)
+        let tiff =
+            (bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]) + u16(42) + u32(8) + u16(1)
             + u16(0x0112) + u16(3) + u32(1) + u16(value) + u16(0) + u32(0)
         let body = [0x45, 0x78, 0x69, 0x66, 0, 0] + tiff
         let length = UInt16(body.count + 2)
@@ -182,7 +191,9 @@ private func failure(_ body: () throws(LegibleError) -> Void) -> LegibleError? {
         // 4x3 of 50 with rows 6 bytes apart; the padding is 255 and must not count.
         var rows: [UInt8] = []
         for _ in 0..<3 { rows += [50, 50, 50, 50, 255, 255] }
-        #expect(measure(rows, width: 4, height: 3, bytesPerRow: 6) == ImageQuality(sharpness: 0, brightness: 50, contrast: 0))
+        #expect(
+            measure(rows, width: 4, height: 3, bytesPerRow: 6)
+                == ImageQuality(sharpness: 0, brightness: 50, contrast: 0))
     }
 
     @Test func thresholdsFireTheirHints() {
@@ -192,6 +203,9 @@ private func failure(_ body: () throws(LegibleError) -> Void) -> LegibleError? {
         #expect(judge.judge(clean, medianTextHeight: 0, script: .latin).hints == [], "no words, no size advice")
         #expect(judge.judge(clean, medianTextHeight: 20, script: .japanese).hints == [.textTooSmall])
         let bad = ImageQuality(sharpness: 2, brightness: 25, contrast: 18)
-        #expect(judge.judge(bad, medianTextHeight: 12, script: .latin).hints == [.textTooSmall, .blurry, .tooDark, .lowContrast])
+        #expect(
+            judge.judge(bad, medianTextHeight: 12, script: .latin).hints == [
+                .textTooSmall, .blurry, .tooDark, .lowContrast,
+            ])
     }
 }

@@ -30,7 +30,9 @@ struct FrameSchedulerTests {
         sim.run(for: ms(50))
         #expect(sim.started.isEmpty, "no engine yet")
         sim.run(for: ms(300))
-        #expect(sim.fates[.init(session: 1, id: 1, sent: .zero)] == .read(engine: EngineID(key: eng, replica: 0), started: ms(100), finished: ms(200)))
+        #expect(
+            sim.fates[.init(session: 1, id: 1, sent: .zero)]
+                == .read(engine: EngineID(key: eng, replica: 0), started: ms(100), finished: ms(200)))
         // A second session of the same key shares the engine: no second load.
         sim.addSession(2, key: eng)
         #expect(sim.loads.count == 1)
@@ -73,7 +75,9 @@ struct FrameSchedulerTests {
         // Whenever both waited, they alternated: never two of session 1 in a row while 2 waited.
         let order = sim.started.map(\.session)
         for index in order.indices.dropFirst(2) where order[index] == 2 {
-            #expect(!(order[index - 1] == 1 && order[index - 2] == 1 && sim.started[index].sent <= sim.started[index - 2].sent))
+            #expect(
+                !(order[index - 1] == 1 && order[index - 2] == 1
+                    && sim.started[index].sent <= sim.started[index - 2].sent))
         }
     }
 
@@ -202,7 +206,8 @@ struct FrameSchedulerTests {
         sim.run(for: ms(100))
         sim.send(1, from: 1)
         sim.run(for: ms(200))
-        guard case .read(let engine, started: _, finished: _)? = sim.fates[.init(session: 1, id: 1, sent: ms(200))] else {
+        guard case .read(let engine, started: _, finished: _)? = sim.fates[.init(session: 1, id: 1, sent: ms(200))]
+        else {
             Issue.record("not read")
             return
         }
@@ -214,7 +219,8 @@ struct FrameSchedulerTests {
         let actions = scheduler.addSession(1, key: hindi, now: .zero)
         let outcome = scheduler.submit(7, for: 1, now: .zero)
         #expect(outcome.actions.dispatches.isEmpty)
-        let failed = scheduler.engineFailed(actions.load[0], error: LegibleError(.failedPrecondition, "no model"), now: .zero)
+        let failed = scheduler.engineFailed(
+            actions.load[0], error: LegibleError(.failedPrecondition, "no model"), now: .zero)
         #expect(failed.failed.map(\.job) == [7])
         #expect(failed.failed.first?.error.code == .failedPrecondition)
     }

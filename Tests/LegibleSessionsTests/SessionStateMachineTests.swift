@@ -70,7 +70,9 @@ struct SessionStateMachineTests {
             (Frame(frameID: 3, encoding: .known(.jpeg), data: [1], orientation: .unknown(9)), .invalidArgument),
             (Frame(frameID: 4, encoding: .known(.jpeg), data: []), .invalidArgument),
             (
-                Frame(frameID: 5, encoding: .known(.png), data: [1], regionOfInterest: Rect(x: 10, y: 10, width: 0, height: 5)),
+                Frame(
+                    frameID: 5, encoding: .known(.png), data: [1],
+                    regionOfInterest: Rect(x: 10, y: 10, width: 0, height: 5)),
                 .invalidArgument
             ),
         ]
@@ -93,7 +95,8 @@ struct SessionStateMachineTests {
         #expect(settings.autoOrientation)
         // A frame's own rectangle is checked for emptiness only; the engine clips it.
         let frame = Frame(
-            frameID: 1, encoding: .known(.nv12), data: [1], regionOfInterest: Rect(x: -50, y: -50, width: 5000, height: 5))
+            frameID: 1, encoding: .known(.nv12), data: [1],
+            regionOfInterest: Rect(x: -50, y: -50, width: 5000, height: 5))
         guard case .submit(let submitted, _) = machine.receive(.frame(frame)).first else { return #expect(Bool(false)) }
         #expect(submitted == frame)
     }
@@ -120,11 +123,15 @@ struct SessionStateMachineTests {
             installedModels: ["eng", "Latin", "Devanagari", "HanS", "jpn", "kor"])
         func key(_ options: RecognitionOptions) -> EngineKey? {
             var machine = SessionStateMachine(configuration: all)
-            guard case .register(let settings) = machine.receive(.start(StartSession(options: options))).first else { return nil }
+            guard case .register(let settings) = machine.receive(.start(StartSession(options: options))).first else {
+                return nil
+            }
             return settings.engineKey
         }
         #expect(key(RecognitionOptions()) == EngineKey(models: ["eng"]))
-        #expect(key(RecognitionOptions(scripts: [.known(.latin), .known(.devanagari)])) == EngineKey(models: ["eng", "Devanagari"]))
+        #expect(
+            key(RecognitionOptions(scripts: [.known(.latin), .known(.devanagari)]))
+                == EngineKey(models: ["eng", "Devanagari"]))
         #expect(key(RecognitionOptions(languageHints: ["hi", "en"])) == EngineKey(models: ["Devanagari", "eng"]))
         // A Latin-script language other than English needs the Latin script model's letters.
         #expect(key(RecognitionOptions(languageHints: ["de"])) == EngineKey(models: ["Latin"]))
@@ -160,7 +167,8 @@ struct SessionStateMachineTests {
             installedModels: ["eng", "Devanagari"])
         var machine = SessionStateMachine(configuration: both)
         _ = machine.receive(.start(StartSession()))
-        let actions = machine.receive(.update(UpdateSession(options: RecognitionOptions(scripts: [.known(.devanagari)]))))
+        let actions = machine.receive(
+            .update(UpdateSession(options: RecognitionOptions(scripts: [.known(.devanagari)]))))
         guard case .update(let settings) = actions.first else { return #expect(Bool(false), "\(actions)") }
         #expect(settings.engineKey == EngineKey(models: ["Devanagari"]))
         guard case .submit(_, let used) = machine.receive(.frame(jpeg(1))).first else { return #expect(Bool(false)) }
@@ -170,7 +178,8 @@ struct SessionStateMachineTests {
         #expect(!error.fatal && error.code == LegibleError.Code.invalidArgument.rawValue)
         #expect(!machine.isClosed)
         // The same options again change nothing.
-        #expect(machine.receive(.update(UpdateSession(options: RecognitionOptions(scripts: [.known(.devanagari)])))) == [])
+        #expect(
+            machine.receive(.update(UpdateSession(options: RecognitionOptions(scripts: [.known(.devanagari)])))) == [])
     }
 
     @Test func pingIsAnswered() {

@@ -27,7 +27,9 @@ import Testing
     @Test func tooLittleTextIsNoAnswer() throws {
         let detector = try OrientationDetector(tessdata: TesseractModels.defaultTessdata)
         #expect(detector.detect(try gray("blank-320x240")) == nil)
-        #expect(detector.detect(GrayImage(width: 4, height: 4, bytesPerRow: 4, pixels: [UInt8](repeating: 0, count: 16))) == nil)
+        #expect(
+            detector.detect(GrayImage(width: 4, height: 4, bytesPerRow: 4, pixels: [UInt8](repeating: 0, count: 16)))
+                == nil)
     }
 
     @Test func missingModelNamesThePackage() throws {

@@ -6,7 +6,10 @@ import Testing
 @Suite("Candidates, breaks, spacing and segmentation")
 struct RecognitionPiecesTests {
     @Test func symbolSharesAreALikelihoodSplitBestFirst() {
-        let choices = [SymbolChoice(text: "l", rating: 1), SymbolChoice(text: "I", rating: 1.6931472), SymbolChoice(text: "1", rating: 30)]
+        let choices = [
+            SymbolChoice(text: "l", rating: 1), SymbolChoice(text: "I", rating: 1.6931472),
+            SymbolChoice(text: "1", rating: 30),
+        ]
         let candidates = CandidateRanking.symbolCandidates(choices, limit: 2)
         #expect(candidates.map(\.text) == ["l", "I"])
         // exp(-1) : exp(-1.69) is 2 : 1; the third is negligible.
@@ -42,16 +45,22 @@ struct RecognitionPiecesTests {
         #expect(PageSegmentation.choose(mode: .text, hasRegionOfInterest: true, models: ["eng"]) == .singleBlock)
         #expect(PageSegmentation.choose(mode: .document, hasRegionOfInterest: false, models: ["eng"]) == .auto)
         #expect(PageSegmentation.choose(mode: .text, hasRegionOfInterest: false, models: ["kor"]) == .singleColumn)
-        #expect(PageSegmentation.choose(mode: .document, hasRegionOfInterest: false, models: ["eng", "Hangul"]) == .singleColumn)
+        #expect(
+            PageSegmentation.choose(mode: .document, hasRegionOfInterest: false, models: ["eng", "Hangul"])
+                == .singleColumn)
     }
 
     @Test func documentBreaksComeFromWhereWordsSit() {
         var tree = TreeBuilder(document: true, keepSymbols: true)
         func word(_ text: String, x: Int32, y: Int32) {
-            tree.openWord(text: nil, frame: Rect(x: x, y: y, width: Int32(text.count) * 10, height: 20), confidence: 1, language: "en")
+            tree.openWord(
+                text: nil, frame: Rect(x: x, y: y, width: Int32(text.count) * 10, height: 20), confidence: 1,
+                language: "en")
             for (index, character) in text.enumerated() {
                 tree.addSymbol(
-                    TextSymbol(text: String(character), frame: Rect(x: x + Int32(index) * 10, y: y, width: 10, height: 20), confidence: 1))
+                    TextSymbol(
+                        text: String(character), frame: Rect(x: x + Int32(index) * 10, y: y, width: 10, height: 20),
+                        confidence: 1))
             }
             tree.closeWord()
         }
@@ -66,7 +75,8 @@ struct RecognitionPiecesTests {
         let text = tree.finish(width: 300, height: 60)
         let words = text.blocks[0].paragraphs[0].words
         #expect(words.map { $0.recognizedBreak?.kind } == [.space, .sureSpace, .space, .hyphen, .lineBreak])
-        #expect(words.map { $0.symbols.last?.recognizedBreak?.kind } == [.space, .sureSpace, .space, .hyphen, .lineBreak])
+        #expect(
+            words.map { $0.symbols.last?.recognizedBreak?.kind } == [.space, .sureSpace, .space, .hyphen, .lineBreak])
         #expect(words[0].symbols.first?.recognizedBreak == nil)
         #expect(text.blocks[0].lines.map(\.text) == ["one two      wide distri-", "bution"])
     }

@@ -35,7 +35,8 @@ func gray(_ name: String) throws -> GrayImage {
 }
 
 func engine(_ model: String = "eng") throws -> TesseractEngine {
-    try TesseractEngine(tessdata: TesseractModels.defaultTessdata, key: EngineKey(models: model.split(separator: "+").map(String.init)))
+    try TesseractEngine(
+        tessdata: TesseractModels.defaultTessdata, key: EngineKey(models: model.split(separator: "+").map(String.init)))
 }
 
 /// Character error rate: Levenshtein distance over characters / the truth's length.

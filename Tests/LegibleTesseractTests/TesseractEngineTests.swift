@@ -46,7 +46,8 @@ import Testing
     }
 
     @Test func emptyImageGivesEmptyText() throws {
-        let result = try engine().recognize(GrayImage(width: 0, height: 0, bytesPerRow: 0, pixels: []), request: RecognitionRequest())
+        let result = try engine().recognize(
+            GrayImage(width: 0, height: 0, bytesPerRow: 0, pixels: []), request: RecognitionRequest())
         #expect(result.text == "" && result.blocks.isEmpty)
     }
 
@@ -132,12 +133,14 @@ import Testing
         let image = try gray("label-640x480")
         var padded = [UInt8](repeating: 0, count: image.height * 700)
         for y in 0..<image.height {
-            padded[(y * 700)..<(y * 700 + image.width)] = image.pixels[(y * image.bytesPerRow)..<(y * image.bytesPerRow + image.width)]
+            padded[(y * 700)..<(y * 700 + image.width)] =
+                image.pixels[(y * image.bytesPerRow)..<(y * image.bytesPerRow + image.width)]
         }
         let engine = try engine()
         let tight = try engine.recognize(image, request: RecognitionRequest())
         let strided = try engine.recognize(
-            GrayImage(width: image.width, height: image.height, bytesPerRow: 700, pixels: padded), request: RecognitionRequest())
+            GrayImage(width: image.width, height: image.height, bytesPerRow: 700, pixels: padded),
+            request: RecognitionRequest())
         #expect(strided.text == tight.text)
         #expect(strided.lines.map(\.frame) == tight.lines.map(\.frame))
     }

@@ -35,7 +35,9 @@ struct FramingTests {
 
     @Test(arguments: [2, 3, 5, 7, 4096, 65_536])
     func splitIntoChunks(size: Int) throws {
-        let chunks = stride(from: 0, to: stream.count, by: size).map { Array(stream[$0..<min($0 + size, stream.count)]) }
+        let chunks = stride(from: 0, to: stream.count, by: size).map {
+            Array(stream[$0..<min($0 + size, stream.count)])
+        }
         #expect(try decodeAll(chunks) == messages)
     }
 
@@ -66,7 +68,9 @@ struct FramingTests {
 
     @Test func limitIsInclusive() throws {
         #expect(try decodeAll([MessageFraming.frame(Array(repeating: 1, count: 16))], max: 16).count == 1)
-        #expect(throws: LegibleError.self) { try decodeAll([MessageFraming.frame(Array(repeating: 1, count: 17))], max: 16) }
+        #expect(throws: LegibleError.self) {
+            try decodeAll([MessageFraming.frame(Array(repeating: 1, count: 17))], max: 16)
+        }
     }
 
     @Test(arguments: [UInt8(1), 2, 0x80])

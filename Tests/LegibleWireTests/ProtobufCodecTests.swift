@@ -422,7 +422,9 @@ enum Fixtures {
         ],
         imageWidth: 1280, imageHeight: 720,
         entities: [
-            Entity(kind: .phoneNumber, text: "+49 30 1234567", frames: [Rect(x: 1, y: 2, width: 3, height: 4), Rect(x: 5, y: 6, width: 7, height: 8)]),
+            Entity(
+                kind: .phoneNumber, text: "+49 30 1234567",
+                frames: [Rect(x: 1, y: 2, width: 3, height: 4), Rect(x: 5, y: 6, width: 7, height: 8)]),
             Entity(kind: .paymentCard, text: "4111111111111111", frames: [Rect(x: 9, y: 9, width: 90, height: 20)]),
         ])
 

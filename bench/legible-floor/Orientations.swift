@@ -22,7 +22,8 @@ func leptonicaUpright(_ gray: GrayImage, _ orientation: Orientation, into out: i
     var flipped = orientation.isMirrored ? pixFlipLR(nil, pix) : pixClone(pix)
     defer { pixDestroy(&flipped) }
     var turned =
-        orientation.clockwiseDegrees == 0 ? pixClone(flipped) : pixRotateOrth(flipped, Int32(orientation.clockwiseDegrees / 90))
+        orientation.clockwiseDegrees == 0
+        ? pixClone(flipped) : pixRotateOrth(flipped, Int32(orientation.clockwiseDegrees / 90))
     defer { pixDestroy(&turned) }
     pixEndianByteSwap(turned)
     let width = Int(pixGetWidth(turned))

@@ -16,16 +16,24 @@ internal import LegibleTesseract
 let command = Command(
     name: "legible-floor", abstract: "Recognize one JPEG repeatedly in-process and report the timings.",
     options: [
-        .value("tessdata", valueName: "dir", help: "The folder of the .traineddata files.", default: TesseractModels.defaultTessdata),
-        .value("model", valueName: "name", help: "The Tesseract model(s), such as eng, Latin or eng+Devanagari.", default: "eng"),
+        .value(
+            "tessdata", valueName: "dir", help: "The folder of the .traineddata files.",
+            default: TesseractModels.defaultTessdata),
+        .value(
+            "model", valueName: "name", help: "The Tesseract model(s), such as eng, Latin or eng+Devanagari.",
+            default: "eng"),
         .value("repeat", valueName: "n", help: "Timed recognitions.", default: "10"),
         .value("warmup", valueName: "k", help: "Untimed recognitions before them.", default: "1"),
-        .value("psm", valueName: "psm", help: "Page segmentation: 3, 4, 6 or 11.", default: "as legibled chooses for MODE_TEXT"),
+        .value(
+            "psm", valueName: "psm", help: "Page segmentation: 3, 4, 6 or 11.",
+            default: "as legibled chooses for MODE_TEXT"),
         .value("level", valueName: "level", help: "fast or accurate.", default: "fast"),
         .flag("print-text", help: "Also write the recognized text to stderr."),
         .flag(
             "orientations",
-            help: "Instead: time turning the decoded JPEG upright in all 8 orientations, Legible's copy against Leptonica's rotations."),
+            help:
+                "Instead: time turning the decoded JPEG upright in all 8 orientations, Legible's copy against Leptonica's rotations."
+        ),
     ],
     arguments: [Argument("file", help: "The JPEG file to recognize.")])
 
@@ -52,11 +60,14 @@ func parse(_ arguments: [String]) -> Options {
             segmentation = chosen
         }
         let levels: [String: RecognitionLevel] = ["fast": .fast, "accurate": .accurate]
-        guard let level = levels[parsed.value("level") ?? "fast"] else { fail("--level takes fast or accurate", code: .usage) }
+        guard let level = levels[parsed.value("level") ?? "fast"] else {
+            fail("--level takes fast or accurate", code: .usage)
+        }
         return Options(
             tessdata: parsed.value("tessdata")!, model: parsed.value("model")!,
             repeatCount: try parsed.integer("repeat", in: 1...Int.max)!, warmup: try parsed.integer("warmup")!,
-            segmentation: segmentation, level: level, printText: parsed.flag("print-text"), orientations: parsed.flag("orientations"),
+            segmentation: segmentation, level: level, printText: parsed.flag("print-text"),
+            orientations: parsed.flag("orientations"),
             file: parsed.positionals.first)
     } catch {
         if case .usage(let message, _) = error { fail(message, code: .usage) }
@@ -100,7 +111,6 @@ func decimal(_ value: Double) -> String {
     let fraction = String(thousandths % 1000)
     return "\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
 }
-
 
 func milliseconds(_ duration: Duration) -> Double {
     let (seconds, attoseconds) = duration.components
@@ -148,7 +158,8 @@ do {
 }
 
 let sorted = times.sorted()
-let median = sorted.count % 2 == 1
+let median =
+    sorted.count % 2 == 1
     ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 // Nearest rank: the smallest time with at least 90 % of the runs at or below it.
 let p90 = sorted[(sorted.count * 9 + 9) / 10 - 1]
@@ -158,4 +169,5 @@ write(
     "{\"file\":\(JSONText.quoted(file)),\"model\":\(JSONText.quoted(options.model)),\"width\":\(image.width),"
         + "\"height\":\(image.height),\"psm\":\(options.segmentation?.rawValue ?? PageSegmentation.choose(mode: .text, hasRegionOfInterest: false, models: engine.key.models).rawValue),\"runs\":\(times.count),"
         + "\"median_ms\":\(decimal(median)),\"p90_ms\":\(decimal(p90)),\"min_ms\":\(decimal(sorted[0])),"
-        + "\"text_chars\":\(text.count),\"rss_kb\":\(residentKilobytes()),\"rss_before_engine_kb\":\(residentBeforeEngine)}\n")
+        + "\"text_chars\":\(text.count),\"rss_kb\":\(residentKilobytes()),\"rss_before_engine_kb\":\(residentBeforeEngine)}\n"
+)

@@ -31,7 +31,9 @@ enum Annotator {
         } catch {
             throw CLIFailure(.failure, "cannot decode the image to annotate it: \(error.message)")
         }
-        guard let canvas = Canvas(upright) else { throw CLIFailure(.failure, "Leptonica cannot make a \(upright.width)x\(upright.height) image") }
+        guard let canvas = Canvas(upright) else {
+            throw CLIFailure(.failure, "Leptonica cannot make a \(upright.width)x\(upright.height) image")
+        }
         let font = BitmapFont(size: fontSize(forHeight: upright.height))
         for line in text.lines {
             canvas.drawBox(line.frame, width: 2, color: lineColor)
@@ -40,7 +42,9 @@ enum Annotator {
         // Document mode's words live in paragraphs; its lines carry them too, but draw any
         // the lines left out.
         let drawn = Set(text.lines.flatMap { $0.elements.map(\.frame) })
-        for word in text.words where !drawn.contains(word.frame) { canvas.drawBox(word.frame, width: 1, color: wordColor) }
+        for word in text.words where !drawn.contains(word.frame) {
+            canvas.drawBox(word.frame, width: 1, color: wordColor)
+        }
         if let font {
             for line in text.lines { canvas.drawLabel(line.text, above: line.frame, font: font, color: labelColor) }
         }
@@ -75,7 +79,8 @@ private final class Canvas {
         let data = UnsafeMutableRawPointer(pixGetData(eight)!)
         gray.pixels.withUnsafeBytes { source in
             for y in 0..<gray.height {
-                (data + y * wordsPerLine * 4).copyMemory(from: source.baseAddress! + y * gray.bytesPerRow, byteCount: gray.width)
+                (data + y * wordsPerLine * 4).copyMemory(
+                    from: source.baseAddress! + y * gray.bytesPerRow, byteCount: gray.width)
             }
         }
         pixEndianByteSwap(eight)

@@ -35,7 +35,8 @@ let standardExitCodes: [ExitCodeHelp] = [
     ExitCodeHelp(ExitCode.success.rawValue, "Success."),
     ExitCodeHelp(ExitCode.failure.rawValue, "Some frame failed (the reason is on standard error)."),
     ExitCodeHelp(ExitCode.unavailable.rawValue, "The server cannot be reached, or the connection was lost."),
-    ExitCodeHelp(ExitCode.usage.rawValue, "Bad usage: an unknown flag, a bad value, an unreadable or unknown input file."),
+    ExitCodeHelp(
+        ExitCode.usage.rawValue, "Bad usage: an unknown flag, a bad value, an unreadable or unknown input file."),
 ]
 
 // MARK: Server
@@ -64,10 +65,16 @@ let recognitionOptions: [Option] = Option.group(
             "script", valueName: "script",
             help: "latin, chinese, devanagari, japanese or korean; repeatable. (default: the server's, latin)",
             repeatable: true),
-        .value("language", valueName: "bcp47", help: "A language hint such as en, de or zh-Hant; repeatable.", repeatable: true),
-        .value("mode", valueName: "mode", help: "text (blocks, lines, elements) or document (paragraphs, words, breaks).", default: "text"),
+        .value(
+            "language", valueName: "bcp47", help: "A language hint such as en, de or zh-Hant; repeatable.",
+            repeatable: true),
+        .value(
+            "mode", valueName: "mode", help: "text (blocks, lines, elements) or document (paragraphs, words, breaks).",
+            default: "text"),
         .value("level", valueName: "level", help: "fast or accurate.", default: "fast"),
-        .value("custom-word", valueName: "word", help: "A word to prefer (a product name, a code); repeatable.", repeatable: true),
+        .value(
+            "custom-word", valueName: "word", help: "A word to prefer (a product name, a code); repeatable.",
+            repeatable: true),
         .value("custom-words-file", valueName: "file", help: "Words to prefer, one per line."),
         .value("roi", valueName: "x,y,w,h", help: "Read only inside this region of the upright image (pixels)."),
         .value("max-candidates", valueName: "n", help: "Alternative readings per word and symbol.", default: "0"),
@@ -78,10 +85,16 @@ let recognitionOptions: [Option] = Option.group(
             "minimum-text-height", valueName: "fraction",
             help: "Leave out lines lower than this fraction (0...1) of the image height.", default: "0"),
         .flag("entities", help: "Find phone numbers, e-mail addresses, URLs, dates and card numbers."),
-        .value("max-frame-age-ms", valueName: "ms", help: "Drop a frame that waited this long for an engine; 0 for no limit.", default: "0"),
-        .value("stable-after", valueName: "n", help: "Results every line must hold its text for to be stable. (default: 3)"),
+        .value(
+            "max-frame-age-ms", valueName: "ms",
+            help: "Drop a frame that waited this long for an engine; 0 for no limit.", default: "0"),
+        .value(
+            "stable-after", valueName: "n", help: "Results every line must hold its text for to be stable. (default: 3)"
+        ),
         .flag("wait-for-steady", help: "Skip frames while the camera moves."),
-        .flag("recognize-unchanged", help: "Read frames that barely differ from the last one read, instead of skipping them."),
+        .flag(
+            "recognize-unchanged",
+            help: "Read frames that barely differ from the last one read, instead of skipping them."),
         .value(
             "orientation", valueName: "orientation",
             help: "How to turn each image upright: up, up-mirrored, down, down-mirrored, left-mirrored, right, "
@@ -134,8 +147,11 @@ func parseRecognitionOptions(_ parsed: ParsedCommandLine) throws(CLIFailure) -> 
 
 /// `x,y,w,h` in pixels, with a width and height above 0.
 func parseRegion(_ text: String) throws(CLIFailure) -> Rect {
-    let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { Int32($0.trimmingCharacters(in: .whitespaces)) }
-    guard numbers.count == 4, let x = numbers[0], let y = numbers[1], let w = numbers[2], let h = numbers[3], w > 0, h > 0
+    let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map {
+        Int32($0.trimmingCharacters(in: .whitespaces))
+    }
+    guard numbers.count == 4, let x = numbers[0], let y = numbers[1], let w = numbers[2], let h = numbers[3], w > 0,
+        h > 0
     else {
         throw .usage("--roi takes x,y,w,h in pixels with w and h above 0, not '\(text)'")
     }
@@ -146,7 +162,9 @@ func parseRegion(_ text: String) throws(CLIFailure) -> Rect {
 func parseOrientation(_ parsed: ParsedCommandLine) throws(CLIFailure) -> Orientation? {
     guard let text = parsed.value("orientation") else { return nil }
     guard let orientation = Orientation(cliName: text) else {
-        throw .usage("--orientation takes up, up-mirrored, down, down-mirrored, left-mirrored, right, right-mirrored, left or 1...8, not '\(text)'")
+        throw .usage(
+            "--orientation takes up, up-mirrored, down, down-mirrored, left-mirrored, right, right-mirrored, left or 1...8, not '\(text)'"
+        )
     }
     return orientation
 }

@@ -51,7 +51,9 @@ struct InputImage {
     /// The image's bytes.
     func read() throws(CLIFailure) -> [UInt8] {
         if let stdinData { return stdinData }
-        guard let data = FileManager.default.contents(atPath: name) else { throw CLIFailure(.failure, "\(name): cannot read the file") }
+        guard let data = FileManager.default.contents(atPath: name) else {
+            throw CLIFailure(.failure, "\(name): cannot read the file")
+        }
         return Array(data)
     }
 }
@@ -68,6 +70,8 @@ func expandSource(_ source: String) throws(CLIFailure) -> [String] {
     }
     var matches = glob_t()
     defer { globfree(&matches) }
-    guard glob(source, 0, nil, &matches) == 0 else { throw .usage("\(source): no such folder or file, and no file matches it") }
+    guard glob(source, 0, nil, &matches) == 0 else {
+        throw .usage("\(source): no such folder or file, and no file matches it")
+    }
     return (0..<Int(matches.gl_pathc)).compactMap { matches.gl_pathv[$0].map { String(cString: $0) } }.sorted()
 }

@@ -8,7 +8,8 @@ import LegibleWire
 enum PingCommand {
     static let command = Command(
         name: "ping", abstract: "Measure round trips to a Legible server.",
-        discussion: "Starts a session, sends --count pings one after another (each awaits its pong) and prints each round trip, then the minimum, mean and maximum.",
+        discussion:
+            "Starts a session, sends --count pings one after another (each awaits its pong) and prints each round trip, then the minimum, mean and maximum.",
         options: [
             serverOption,
             .value("count", short: "c", valueName: "n", help: "Pings to send.", default: "4"),
@@ -33,7 +34,8 @@ enum PingCommand {
         }
         let session = try BlockingSession(addresses: try serverAddresses(parsed))
         StandardStream.output.write(
-            "PING \(session.connection.address): session \(session.started.sessionID), legibled \(session.started.serverVersion)\n")
+            "PING \(session.connection.address): session \(session.started.sessionID), legibled \(session.started.serverVersion)\n"
+        )
         let clock = ContinuousClock()
         var times: [Double] = []
         for nonce in 1...UInt64(count) {

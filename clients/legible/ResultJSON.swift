@@ -151,11 +151,16 @@ enum ResultJSON {
     {
         var members: [(String, JSONValue)] = [
             ("text", .string(text)), ("frame", rect(frame)),
-            ("corner_points", .array(frame.cornerPoints.map { .object([("x", .integer(Int64($0.x))), ("y", .integer(Int64($0.y)))]) })),
+            (
+                "corner_points",
+                .array(
+                    frame.cornerPoints.map { .object([("x", .integer(Int64($0.x))), ("y", .integer(Int64($0.y)))]) })
+            ),
             ("confidence", .number(confidence)),
         ]
         if let languages {
-            members.append(("recognized_languages", .array(languages.map { .object([("language_code", .string($0))]) })))
+            members.append(
+                ("recognized_languages", .array(languages.map { .object([("language_code", .string($0))]) })))
         }
         return members
     }
@@ -198,7 +203,9 @@ enum ResultJSON {
 
     static func symbol(_ symbol: TextSymbol) -> JSONValue {
         var members =
-            common(symbol.text, symbol.frame, symbol.confidence, nil) + [("candidates", .array(symbol.candidates.map(candidate)))]
+            common(symbol.text, symbol.frame, symbol.confidence, nil) + [
+                ("candidates", .array(symbol.candidates.map(candidate)))
+            ]
         if let brk = symbol.recognizedBreak { members.append(("recognized_break", recognizedBreak(brk))) }
         return .object(members)
     }

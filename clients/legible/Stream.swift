@@ -34,14 +34,18 @@ enum StreamCommand {
         ] + recognitionOptions,
         arguments: [
             Argument(
-                "source", help: "A folder (its .jpg, .jpeg and .png files by name), a quoted glob pattern, or image files.",
+                "source",
+                help: "A folder (its .jpg, .jpeg and .png files by name), a quoted glob pattern, or image files.",
                 variadic: true)
         ],
         exitCodes: [
             ExitCodeHelp(ExitCode.success.rawValue, "The stream ran (or Ctrl-C ended it) and no frame failed."),
             ExitCodeHelp(ExitCode.failure.rawValue, "Some frame failed (the reason is on standard error)."),
-            ExitCodeHelp(ExitCode.unavailable.rawValue, "The server cannot be reached at the start, or was still gone at the end."),
-            ExitCodeHelp(ExitCode.usage.rawValue, "Bad usage: an unknown flag, a bad value, no images, an unknown image file."),
+            ExitCodeHelp(
+                ExitCode.unavailable.rawValue,
+                "The server cannot be reached at the start, or was still gone at the end."),
+            ExitCodeHelp(
+                ExitCode.usage.rawValue, "Bad usage: an unknown flag, a bad value, no images, an unknown image file."),
         ])
 
     static func run(_ parsed: ParsedCommandLine) throws(CLIFailure) -> ExitCode {
@@ -49,16 +53,21 @@ enum StreamCommand {
         let orientation = try parseOrientation(parsed)
         let addresses = try serverAddresses(parsed)
         guard let fps = Double(parsed.value("fps") ?? ""), fps > 0, fps <= 1000 else {
-            throw .usage("--fps takes a number of frames a second above 0 (up to 1000), not '\(parsed.value("fps") ?? "")'")
+            throw .usage(
+                "--fps takes a number of frames a second above 0 (up to 1000), not '\(parsed.value("fps") ?? "")'")
         }
         var duration: Duration?
         if let text = parsed.value("duration") {
-            guard let seconds = Double(text), seconds > 0 else { throw .usage("--duration takes seconds above 0, not '\(text)'") }
+            guard let seconds = Double(text), seconds > 0 else {
+                throw .usage("--duration takes seconds above 0, not '\(text)'")
+            }
             duration = .milliseconds(Int64(seconds * 1000))
         }
         var files: [String] = []
         for source in parsed.positionals { files += try expandSource(source) }
-        guard !files.isEmpty else { throw .usage("no JPEG or PNG images in \(parsed.positionals.joined(separator: " "))") }
+        guard !files.isEmpty else {
+            throw .usage("no JPEG or PNG images in \(parsed.positionals.joined(separator: " "))")
+        }
         var frames: [InputImage] = []
         for file in files { frames.append(try InputImage(file)) }
 
@@ -102,7 +111,9 @@ struct StreamCounts {
             let sorted = latencies.sorted()
             func percentile(_ p: Double) -> String {
                 let index = min(sorted.count - 1, max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))
-                let ms = Double(sorted[index].components.attoseconds) / 1e15 + Double(sorted[index].components.seconds) * 1000
+                let ms =
+                    Double(sorted[index].components.attoseconds) / 1e15 + Double(sorted[index].components.seconds)
+                    * 1000
                 return String(format: "%.0f ms", ms)
             }
             line += "p50 \(percentile(0.5)), p99 \(percentile(0.99))"
@@ -224,7 +235,8 @@ final class Streamer {
             return
         }
         let frame = Frame(
-            frameID: nextFrameID, image: EncodedImage(encoding: frames[index].encoding, data: data), orientation: orientation)
+            frameID: nextFrameID, image: EncodedImage(encoding: frames[index].encoding, data: data),
+            orientation: orientation)
         do {
             guard try connection.offerFrame(frame) else {
                 counts.unsent += 1
@@ -280,7 +292,10 @@ final class Streamer {
         }
         var fds = [pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0)]
         if let connection {
-            fds.append(pollfd(fd: connection.descriptor, events: Int16(POLLIN) | (connection.hasUnsentBytes ? Int16(POLLOUT) : 0), revents: 0))
+            fds.append(
+                pollfd(
+                    fd: connection.descriptor, events: Int16(POLLIN) | (connection.hasUnsentBytes ? Int16(POLLOUT) : 0),
+                    revents: 0))
         }
         let ready = poll(&fds, nfds_t(fds.count), timeout)
         guard ready > 0 else { return }
@@ -353,7 +368,9 @@ final class Streamer {
             }
         case .failed:
             counts.failed += 1
-            say("legible: frame \(result.frameID) (\(frames[sent.image].name)): \(result.error?.description ?? "failed")\n", error: true)
+            say(
+                "legible: frame \(result.frameID) (\(frames[sent.image].name)): \(result.error?.description ?? "failed")\n",
+                error: true)
         }
         guard result.status == .recognized || result.status == .skipped else { return }
         // The server's tracker says what changed; track ids name the lines.
@@ -437,7 +454,9 @@ final class InterruptSignals {
     func take() -> Int {
         var info = signalfd_siginfo()
         var count = 0
-        while read(descriptor, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size { count += 1 }
+        while read(descriptor, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
+            count += 1
+        }
         return count
     }
 }

@@ -11,12 +11,17 @@ import LegibleCore
 /// Document mode has no lines inside paragraphs: a word whose break ends a line
 /// (EOL_SURE_SPACE, HYPHEN, LINE_BREAK) closes one, and the line's box is its words' union.
 enum TesseractTSV {
-    static let header = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n"
+    static let header =
+        "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n"
 
     static func render(_ text: RecognizedText) -> String {
         var out = header
-        func row(_ level: Int, _ block: Int, _ paragraph: Int, _ line: Int, _ word: Int, _ box: Rect, _ conf: String, _ text: String) {
-            out += "\(level)\t1\t\(block)\t\(paragraph)\t\(line)\t\(word)\t\(box.x)\t\(box.y)\t\(box.width)\t\(box.height)\t\(conf)\t\(clean(text))\n"
+        func row(
+            _ level: Int, _ block: Int, _ paragraph: Int, _ line: Int, _ word: Int, _ box: Rect, _ conf: String,
+            _ text: String
+        ) {
+            out +=
+                "\(level)\t1\t\(block)\t\(paragraph)\t\(line)\t\(word)\t\(box.x)\t\(box.y)\t\(box.width)\t\(box.height)\t\(conf)\t\(clean(text))\n"
         }
         row(1, 0, 0, 0, 0, Rect(x: 0, y: 0, width: Int32(text.imageWidth), height: Int32(text.imageHeight)), "-1", "")
         for (blockIndex, block) in text.blocks.enumerated() {
@@ -63,6 +68,7 @@ enum TesseractTSV {
 
     /// A tab or newline inside a word would break the table.
     private static func clean(_ text: String) -> String {
-        text.contains(where: { $0 == "\t" || $0.isNewline }) ? String(text.map { $0 == "\t" || $0.isNewline ? " " : $0 }) : text
+        text.contains(where: { $0 == "\t" || $0.isNewline })
+            ? String(text.map { $0 == "\t" || $0.isNewline ? " " : $0 }) : text
     }
 }

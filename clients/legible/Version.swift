@@ -14,7 +14,8 @@ enum VersionCommand {
         exitCodes: [
             ExitCodeHelp(ExitCode.success.rawValue, "Printed."),
             ExitCodeHelp(ExitCode.failure.rawValue, "The server refused the session."),
-            ExitCodeHelp(ExitCode.unavailable.rawValue, "The server cannot be reached (the client's version is printed anyway)."),
+            ExitCodeHelp(
+                ExitCode.unavailable.rawValue, "The server cannot be reached (the client's version is printed anyway)."),
             ExitCodeHelp(ExitCode.usage.rawValue, "Bad usage."),
         ])
 
@@ -25,15 +26,18 @@ enum VersionCommand {
         let session = try BlockingSession(addresses: addresses)
         let started = session.started
         session.end()
-        var out = "server: legibled \(started.serverVersion) (protocol \(started.protocolVersion)) at \(session.connection.address)\n"
+        var out =
+            "server: legibled \(started.serverVersion) (protocol \(started.protocolVersion)) at \(session.connection.address)\n"
         out += "scripts: \(started.availableScripts.map(\.description).joined(separator: ", "))\n"
         for engine in started.engines {
-            out += "engine: \(engine.script) model \(engine.model), replicas \(engine.replicas), loaded \(engine.loaded)\n"
+            out +=
+                "engine: \(engine.script) model \(engine.model), replicas \(engine.replicas), loaded \(engine.loaded)\n"
         }
         let limits = started.limits
         out += "limits: workers \(limits.workers), replicas per script \(limits.replicasPerScript), "
         out += "max sessions \(limits.maxSessions), max message \(limits.maxMessageBytes) bytes, "
-        out += "frame deadline " + (limits.frameDeadlineMillis == 0 ? "none" : "\(limits.frameDeadlineMillis) ms") + "\n"
+        out +=
+            "frame deadline " + (limits.frameDeadlineMillis == 0 ? "none" : "\(limits.frameDeadlineMillis) ms") + "\n"
         StandardStream.output.write(out)
         return .success
     }
