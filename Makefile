@@ -63,7 +63,7 @@ bench-imaging: release ## decode + orient + crop cost beside recognition, per en
 	python3 bench/imaging.py --legibled .build/release/legibled --repeat 10
 
 bench-models: release ## Per script: language vs script model (CER, ms, MB); FAST vs ACCURATE; two-script sessions.
-	python3 bench/models.py --legibled .build/release/legibled --floor .build/release/legible-floor --json bench/models.json
+	python3 bench/models.py --legibled .build/release/legibled --floor .build/release/legible-floor --json bench/out/models.json
 
 profile: release ## callgrind of 10 reads of a 720p frame: the server's own steps beside Tesseract (instructions).
 	bench/profile.sh
