@@ -164,10 +164,18 @@ final class Connection: EventHandler {
                 } else if case .error(let error) = message, error.code == LegibleError.Code.unauthenticated.rawValue {
                     server.metrics.refusedSession(reason: "unauthenticated")
                 }
+                // A summary or a fatal error ends the session: the gauges say so before the
+                // client can read it, so a client that reads /metrics next sees it gone.
+                switch message {
+                case .summary: endSession()
+                case .error(let error) where error.fatal: endSession()
+                case .started, .result, .pong, .error: break
+                }
                 enqueue(message)
             case .submit(let frame, let settings):
                 server.submit(frame, settings: settings, from: self)
             case .close:
+                endSession()
                 closeAfterFlush = true
                 flush()
             }
@@ -322,11 +330,21 @@ final class Connection: EventHandler {
         close()
     }
 
+    /// Stops counting this session against `--max-sessions` and in the sessions gauge.
+    private func endSession() {
+        guard admitted else { return }
+        admitted = false
+        server.sessionEnded()
+    }
+
     private func close() {
         guard !isClosed else { return }
         isClosed = true
+        endSession()
         server.loop.unregister(socket.descriptor)
-        socket.close()
+        // Bookkeeping (gauges, scheduler) before the descriptor goes, so that whoever sees the
+        // socket closed also sees the connection gone from /metrics.
         server.connectionClosed(self)
+        socket.close()
     }
 }

@@ -228,7 +228,6 @@ public final class Server {
 
     func connectionClosed(_ connection: Connection) {
         connections[connection.serial] = nil
-        if connection.admitted { admittedSessions -= 1 }
         metrics.sessions(admittedSessions, connections: connections.count)
         // Its pending frame has nobody to answer to; its recognition in flight is stopped so
         // that the engine is free for the others at once.
@@ -256,6 +255,12 @@ public final class Server {
         admittedSessions += 1
         metrics.sessions(admittedSessions, connections: connections.count)
         return true
+    }
+
+    /// A session admitted by `admit` ended (summary, fatal error or disconnect).
+    func sessionEnded() {
+        admittedSessions -= 1
+        metrics.sessions(admittedSessions, connections: connections.count)
     }
 
     func register(_ connection: Connection, settings: SessionSettings) {
