@@ -69,9 +69,11 @@ def test_steady_arithmetic(steady_run, calibrated):
     latency = report["latency"]
     # No result can arrive sooner than the calibrated 50 ms after its scheduled send...
     assert latency["min"] >= 50, latency
-    # ...and the median is 50 ms plus decode and transport.
-    assert 50 <= latency["p50"] <= 90, latency
-    assert latency["max"] < 150, latency
+    # ...and no frame waited behind another: the median is within jitter of the fastest frame
+    # (50 ms plus decode and transport, which a debug build on a busy 2-core machine makes
+    # 30-40 ms), and the slowest is well short of two frames' service back to back.
+    assert latency["p50"] <= latency["min"] + 25, latency
+    assert latency["max"] < latency["min"] + 75, latency
     rates = report["rates"]
     assert rates["requested"] == 10
     assert rates["sent"] == pytest.approx(10, rel=0.02)
@@ -159,8 +161,10 @@ def test_overload_drops_and_keeps_latency_bounded():
     for second in report["series"]:
         if second["second"] < last_second and second.get("latency_p99") is not None:
             assert second["latency_p99"] < 300, second
-    # The drain tail: at most sessions x 100 ms + one frame interval + slack.
-    assert report["latency"]["max"] < 4 * 100 + 50 + 150, report["latency"]
+    # The drain tail: at most sessions x one service + one frame interval + slack, where one
+    # service is the fastest recognized frame's latency (100 ms plus this build's decode).
+    service = report["latency_by_status"]["recognized"]["min"]
+    assert report["latency"]["max"] < 4 * service + 50 + 100, (service, report["latency"])
     # Round-robin across sessions: each gets its share of the worker.
     assert report["fairness"]["jain_index"] >= 0.9, report["fairness"]
 
