@@ -149,21 +149,21 @@ def test_overload_drops_and_keeps_latency_bounded():
     assert_accounted(report)
     assert c["unanswered"] == 0 and c["failed"] == 0
     assert c["dropped"] > 150, c
-    # One worker at 100 ms a frame serves at most 10 frames/s, whatever is offered (less by the
-    # decode and the loop's hops, which a debug build on a busy machine makes tens of ms); the
-    # rate is the count over the time from the first frame to the last answer.
-    assert 7 <= report["rates"]["recognized"] <= 10.5, report["rates"]
+    # One worker at 100 ms a frame serves at most 10 frames/s, whatever is offered, and at least
+    # 80 % of 1 / one service, where one service is the fastest recognized frame's latency (100 ms
+    # plus the decode and the loop's hops, which a debug build on a busy machine makes tens of
+    # ms). The rate is the count over the time from the first frame to the last answer.
+    service = report["latency_by_status"]["recognized"]["min"]
+    assert 0.8 * 1000 / service <= report["rates"]["recognized"] <= 10.5, (service, report["rates"])
     assert c["recognized"] / report["rates"]["recognized"] >= report["window_seconds"] - 1e-6
     assert report["latency_by_status"]["dropped"]["p50"] == pytest.approx(50, abs=20)
-    # Steady state (seconds whose frames all had a successor): within 1/fps + service + slack,
-    # well under 3 x 100 ms.
+    # Steady state (seconds whose frames all had a successor): within 1/fps + service + slack.
     last_second = int(report["window_seconds"]) - 1
     for second in report["series"]:
         if second["second"] < last_second and second.get("latency_p99") is not None:
-            assert second["latency_p99"] < 300, second
+            assert second["latency_p99"] < 50 + service + 150, (service, second)
     # The drain tail: at most sessions x one service + one frame interval + slack, where one
-    # service is the fastest recognized frame's latency (100 ms plus this build's decode).
-    service = report["latency_by_status"]["recognized"]["min"]
+    # service is as above.
     assert report["latency"]["max"] < 4 * service + 50 + 100, (service, report["latency"])
     # Round-robin across sessions: each gets its share of the worker.
     assert report["fairness"]["jain_index"] >= 0.9, report["fairness"]
