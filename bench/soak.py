@@ -104,7 +104,10 @@ class Faults:
     def never_reads(self):
         s = self.connect()
         s.sendall(self.stream)
-        self.held.append(s)  # results pile up unread; --write-stall-seconds ends it
+        # Its results sit unread in the socket buffer (one frame's are a few kB, far from the
+        # write-queue cap, so --write-stall-seconds does not fire): the session stays open until
+        # this client closes it, as an idle camera's would. At most 20 are held (see run).
+        self.held.append(s)
 
     def run(self):
         kinds = [self.vanish_mid_frame, self.garbage, self.slowloris, self.disconnect_in_recognition, self.never_reads]
