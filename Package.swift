@@ -78,7 +78,10 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "legible",
-            dependencies: ["LegibleClient", "LegibleCommandLine", "LegibleCore", "LegibleWire", "LegibleImaging", "CLeptonica", "CLinux"],
+            dependencies: [
+                "LegibleClient", "LegibleCommandLine", "LegibleCore", "LegibleWire", "LegibleImaging", "LegibleSockets",
+                "CLeptonica", "CLinux",
+            ],
             path: "clients/legible", swiftSettings: strict),
         .executableTarget(
             name: "legible-load",
@@ -105,6 +108,7 @@ let package = Package(
         .testTarget(name: "LegibleCoreTests", dependencies: ["LegibleCore"], swiftSettings: strict),
         .testTarget(name: "LegibleWireTests", dependencies: ["LegibleWire", "LegibleWireProtobuf"], swiftSettings: strict),
         .testTarget(name: "LegibleLoadTests", dependencies: ["LegibleLoadCore"], swiftSettings: strict),
+        .testTarget(name: "LegibleSocketsTests", dependencies: ["LegibleSockets"], swiftSettings: strict),
         .testTarget(name: "LegibleCommandLineTests", dependencies: ["LegibleCommandLine"], swiftSettings: strict),
         .testTarget(name: "LegibleEntitiesTests", dependencies: ["LegibleEntities", "LegibleCore"], swiftSettings: strict),
         .testTarget(

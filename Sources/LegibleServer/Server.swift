@@ -29,7 +29,7 @@ public final class Server {
     private var nextSerial: UInt64 = 0
     private var scheduler: FrameScheduler<UInt64, Job>
     private var engines: [EngineID: Engine] = [:]
-    private var signals: SignalHandler?
+    private var signals: ShutdownSignalHandler?
     private var timer: RepeatingTimer?
     private var draining = false
     private var admittedSessions = 0
@@ -61,7 +61,8 @@ public final class Server {
     public init(configuration: ServerConfiguration) throws(LegibleError) {
         // Engine threads inherit the signal mask: block the shutdown signals before any thread
         // starts, so that they arrive only through the loop's signalfd.
-        SignalHandler.blockShutdownSignals()
+        ShutdownSignals.block()
+        signal(SIGPIPE, SIG_IGN)
         self.configuration = configuration
         self.log = Log(minimum: configuration.logLevel, format: configuration.logFormat)
         self.health = HealthState(metrics: metrics.registry)
@@ -142,9 +143,7 @@ public final class Server {
             try loop.register(listener.socket.descriptor, handler: listener.handler)
             log(.info, "listening on \(listener.address)")
         }
-        let signals = try SignalHandler(server: self)
-        try loop.register(signals.descriptor, handler: signals)
-        self.signals = signals
+        signals = try ShutdownSignalHandler(loop: loop) { [unowned self] in self.beginShutdown(signal: $0) }
         timer = try RepeatingTimer(loop: loop, interval: .seconds(1)) { [unowned self] in self.tick() }
         if let address = configuration.metricsAddress {
             let endpoint = try MetricsEndpoint(address: address, state: health)

@@ -38,7 +38,7 @@ final class LoadRunner: LoadSessionDelegate {
     private var cursor: ScheduleCursor
     private var timer: DeadlineTimer!
     private var sampler: RepeatingTimer?
-    private var signals: InterruptSignals?
+    private var signals: ShutdownSignalHandler?
     private var interruptedAt: Nanoseconds?
     private var processSampler: ProcessSampler?
     private var samples: [ProcessSample] = []
@@ -95,7 +95,7 @@ final class LoadRunner: LoadSessionDelegate {
         }
         processSampler = ProcessSampler(pid: settings.serverPID ?? ServerProcessLocator.peerPID(of: sockets[0]))
         timer = try DeadlineTimer(loop: loop) { [unowned self] in self.timerFired() }
-        signals = try InterruptSignals(loop: loop) { [unowned self] in self.interrupt() }
+        signals = try ShutdownSignalHandler(loop: loop) { [unowned self] _ in self.interrupt() }
         for (index, socket) in sockets.enumerated() {
             let script = settings.scripts[index % settings.scripts.count]
             let session = LoadSession(index: index, script: script, socket: socket, loop: loop, delegate: self)

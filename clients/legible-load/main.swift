@@ -11,9 +11,10 @@ import Glibc
 import LegibleCommandLine
 import LegibleCore
 import LegibleLoadCore
+import LegibleSockets
 import LegibleWire
 
-InterruptSignals.block()
+ShutdownSignals.block()
 
 let settings: LoadSettings
 do {

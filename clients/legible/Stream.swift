@@ -3,6 +3,7 @@ import Foundation
 import LegibleClient
 import LegibleCommandLine
 import LegibleCore
+import LegibleSockets
 import LegibleWire
 
 /// `legible stream DIR|GLOB --fps N`: sends a sequence of images as a live camera does and
@@ -78,9 +79,17 @@ enum StreamCommand {
         } catch {
             throw CLIFailure(error.code == .unavailable ? .unavailable : .failure, error.message)
         }
+        // Ctrl-C and SIGTERM arrive as poll events (the stream ends with its summary).
+        ShutdownSignals.block()
+        let signals: ShutdownSignals
+        do {
+            signals = try ShutdownSignals()
+        } catch {
+            throw CLIFailure(.failure, error.message)
+        }
         let streamer = Streamer(
             frames: frames, orientation: orientation, fps: fps, loop: parsed.flag("loop"), duration: duration,
-            addresses: addresses, start: start, quiet: parsed.flag("quiet"), connection: connection)
+            addresses: addresses, start: start, quiet: parsed.flag("quiet"), connection: connection, signals: signals)
         return streamer.run()
     }
 }
@@ -149,7 +158,7 @@ final class Streamer {
     private let start: StartSession
     private let quiet: Bool
     private let clock = ContinuousClock()
-    private let signals = InterruptSignals()
+    private let signals: ShutdownSignals
 
     private var connection: LiveConnection?
     private var backoff = Backoff()
@@ -168,8 +177,10 @@ final class Streamer {
 
     init(
         frames: [InputImage], orientation: Orientation?, fps: Double, loop: Bool, duration: Duration?,
-        addresses: [ServerAddress], start: StartSession, quiet: Bool, connection: LiveConnection
+        addresses: [ServerAddress], start: StartSession, quiet: Bool, connection: LiveConnection,
+        signals: ShutdownSignals
     ) {
+        self.signals = signals
         self.frames = frames
         self.orientation = orientation
         interval = .nanoseconds(Int64(1e9 / fps))
@@ -305,7 +316,7 @@ final class Streamer {
 
     /// Ctrl-C (or SIGTERM): end the session and wait for its summary; a second one quits now.
     private func interrupt() {
-        guard signals.take() > 0 else { return }
+        guard !signals.take().isEmpty else { return }
         if interrupted {
             StandardStream.output.write(counts.summaryLine)
             exit(130)
@@ -432,31 +443,5 @@ final class Streamer {
         } else if !quiet {
             StandardStream.output.write(text)
         }
-    }
-}
-
-/// SIGINT and SIGTERM, blocked and read from a signalfd so the poll loop sees them as events.
-final class InterruptSignals {
-    let descriptor: Int32
-
-    init() {
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        sigaddset(&mask, SIGINT)
-        sigaddset(&mask, SIGTERM)
-        sigprocmask(SIG_BLOCK, &mask, nil)
-        descriptor = signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
-    }
-
-    deinit { close(descriptor) }
-
-    /// How many signals arrived since the last call.
-    func take() -> Int {
-        var info = signalfd_siginfo()
-        var count = 0
-        while read(descriptor, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
-            count += 1
-        }
-        return count
     }
 }

@@ -1,0 +1,66 @@
+internal import CLinux
+internal import Glibc
+public import LegibleCore
+
+/// SIGINT and SIGTERM read from a signalfd, so that a poll or epoll loop sees them as events
+/// and no handler interrupts the program at an arbitrary point.
+///
+/// Call `block()` before any thread starts: threads inherit the signal mask, and a thread
+/// with the signals unblocked would take their default action (exit) instead.
+public final class ShutdownSignals {
+    public let descriptor: Int32
+
+    private static var set: sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        return set
+    }
+
+    /// Blocks SIGINT and SIGTERM in the calling thread and every thread it starts later.
+    public static func block() {
+        var signals = set
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+    }
+
+    public init() throws(LegibleError) {
+        var signals = ShutdownSignals.set
+        descriptor = signalfd(-1, &signals, Int32(SFD_NONBLOCK) | Int32(SFD_CLOEXEC))
+        guard descriptor >= 0 else { throw .system("signalfd") }
+    }
+
+    deinit { close(descriptor) }
+
+    /// The signals that arrived since the last call, oldest first (empty when none).
+    public func take() -> [Int32] {
+        var received: [Int32] = []
+        var info = signalfd_siginfo()
+        while read(descriptor, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
+            received.append(Int32(info.ssi_signo))
+        }
+        return received
+    }
+}
+
+/// `ShutdownSignals` as events of an `EventLoop`: `received` runs on the loop's thread once
+/// per signal, until `cancel()`.
+public final class ShutdownSignalHandler: EventHandler {
+    private let signals: ShutdownSignals
+    private let loop: EventLoop
+    private let received: (Int32) -> Void
+
+    /// Opens the signalfd and registers it; on the loop thread only.
+    public init(loop: EventLoop, received: @escaping (Int32) -> Void) throws(LegibleError) {
+        signals = try ShutdownSignals()
+        self.loop = loop
+        self.received = received
+        try loop.register(signals.descriptor, handler: self)
+    }
+
+    public func cancel() { loop.unregister(signals.descriptor) }
+
+    public func handleEvents(readable: Bool, writable: Bool, hangup: Bool) {
+        for signal in signals.take() { received(signal) }
+    }
+}
