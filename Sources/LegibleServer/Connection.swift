@@ -143,6 +143,10 @@ final class Connection: EventHandler {
 
     /// Carries out what the state machine decided.
     func perform(_ actions: [SessionStateMachine.Action]) {
+        // The machine closes a session in the same batch as its last message (the summary or a
+        // fatal error): the session leaves the gauges before that message is written, so a
+        // client that has read it and then reads /metrics finds the session gone.
+        if actions.contains(where: { if case .close = $0 { true } else { false } }) { endSession() }
         for action in actions {
             guard !isClosed else { return }
             switch action {
@@ -164,18 +168,10 @@ final class Connection: EventHandler {
                 } else if case .error(let error) = message, error.code == LegibleError.Code.unauthenticated.rawValue {
                     server.metrics.refusedSession(reason: "unauthenticated")
                 }
-                // A summary or a fatal error ends the session: the gauges say so before the
-                // client can read it, so a client that reads /metrics next sees it gone.
-                switch message {
-                case .summary: endSession()
-                case .error(let error) where error.fatal: endSession()
-                case .started, .result, .pong, .error: break
-                }
                 enqueue(message)
             case .submit(let frame, let settings):
                 server.submit(frame, settings: settings, from: self)
             case .close:
-                endSession()
                 closeAfterFlush = true
                 flush()
             }
