@@ -105,8 +105,9 @@ class Faults:
         s = self.connect()
         s.sendall(self.stream)
         # Its results sit unread in the socket buffer (one frame's are a few kB, far from the
-        # write-queue cap, so --write-stall-seconds does not fire): the session stays open until
-        # this client closes it, as an idle camera's would. At most 20 are held (see run).
+        # write-queue cap, so --write-stall-seconds does not fire): the session stays open, as an
+        # idle camera's would, until this client closes it (at most 20 are held, see run) or
+        # --idle-seconds passes.
         self.held.append(s)
 
     def run(self):
