@@ -131,6 +131,16 @@ def main():
     (OUT / "not-a-jpeg.jpg").write_bytes(bytes(garbage))
     print("not-a-jpeg.jpg: 200 bytes")
     png_fixtures()
+    blank_fixtures()
+
+
+def blank_fixtures():
+    """Frames with no text for the regression of issue 14: Tesseract finds no word on them, and
+    asking its choice iterator for candidates there aborted legibled. A white 640x480 JPEG and a
+    64x64 white GRAY8 buffer (raw bytes, no header) are the two frames it was reported with."""
+    Image.new("RGB", (640, 480), (255, 255, 255)).save(OUT / "blank-white-640x480.jpg", quality=90)
+    (OUT / "blank-white-64x64.gray8").write_bytes(bytes([255]) * 64 * 64)
+    print("blank-white-640x480.jpg, blank-white-64x64.gray8")
 
 
 def png_fixtures():

@@ -368,6 +368,10 @@ public final class TesseractEngine: Recognizer {
             document: request.mode == .document, keepSymbols: request.includeSymbols,
             maxCandidates: min(10, request.maxCandidates))
         repeat {
+            // A position without a word (an image block, a page where nothing was read, the
+            // end) has nothing to read, and asking Tesseract for its choices there aborts the
+            // process (an ASSERT_HOST in ChoiceIterator). Parents close at the next word.
+            guard Self.hasElement(page, RIL_WORD) else { continue }
             if TessPageIteratorIsAtBeginningOf(page, RIL_BLOCK) != 0 {
                 tree.closeBlock()
             } else if TessPageIteratorIsAtBeginningOf(page, RIL_PARA) != 0 {
@@ -388,7 +392,8 @@ public final class TesseractEngine: Recognizer {
                     confidence: Self.confidence(iterator, RIL_WORD),
                     language: language(iterator))
             }
-            if bySymbol {
+            // A zero-length word has no symbol at its position (same assert for its choices).
+            if bySymbol, Self.hasElement(page, RIL_SYMBOL) {
                 tree.addSymbol(
                     TextSymbol(
                         text: Self.text(iterator, RIL_SYMBOL), frame: Self.frame(page, RIL_SYMBOL),
@@ -397,6 +402,16 @@ public final class TesseractEngine: Recognizer {
             }
         } while TessResultIteratorNext(iterator, level) != 0
         return tree.finish(width: width, height: height)
+    }
+
+    /// Whether the iterator stands on an element of `level`: Tesseract's `PageIterator::Empty`,
+    /// which the C API exposes only through `BoundingBox` returning false.
+    static func hasElement(_ page: OpaquePointer?, _ level: TessPageIteratorLevel) -> Bool {
+        var left: Int32 = 0
+        var top: Int32 = 0
+        var right: Int32 = 0
+        var bottom: Int32 = 0
+        return TessPageIteratorBoundingBox(page, level, &left, &top, &right, &bottom) != 0
     }
 
     private static func text(_ iterator: OpaquePointer, _ level: TessPageIteratorLevel) -> String {
@@ -424,6 +439,8 @@ public final class TesseractEngine: Recognizer {
     /// The current symbol's alternatives with their CTC ratings (−log likelihood of the path
     /// through that character; lower is likelier), recovered from the choice iterator's
     /// `100 - 0.01 × rating` (set in `recognize`).
+    /// The caller checks `hasElement(page, RIL_SYMBOL)` first: the choice iterator asserts on a
+    /// position without a word.
     private static func choices(_ iterator: OpaquePointer) -> [SymbolChoice] {
         guard let choice = TessResultIteratorGetChoiceIterator(iterator) else { return [] }
         defer { TessChoiceIteratorDelete(choice) }

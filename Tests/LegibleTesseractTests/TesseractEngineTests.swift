@@ -1,3 +1,4 @@
+import Foundation
 import LegibleCore
 import LegibleTesseract
 import Testing
@@ -43,6 +44,24 @@ import Testing
         #expect(result.text == "")
         #expect(result.blocks.isEmpty)
         #expect(result.imageWidth == 320 && result.imageHeight == 240)
+    }
+
+    /// Issue 14: on a page without words, reading the choice iterator aborted the process
+    /// (Tesseract's ASSERT_HOST). Candidates and symbols on the two reported blank frames, in
+    /// every mode and level, give empty text; the same engine then still reads.
+    @Test(arguments: [RecognitionMode.text, .document], [RecognitionLevel.fast, .accurate])
+    func blankFramesWithCandidatesGiveEmptyText(mode: RecognitionMode, level: RecognitionLevel) throws {
+        let engine = try engine()
+        let request = RecognitionRequest(mode: mode, level: level, includeSymbols: true, maxCandidates: 3)
+        let white64 = GrayImage(
+            width: 64, height: 64, bytesPerRow: 64,
+            pixels: [UInt8](try Data(contentsOf: fixtures.appendingPathComponent("blank-white-64x64.gray8"))))
+        for image in [try gray("blank-white-640x480"), white64] {
+            let result = try engine.recognize(image, request: request)
+            #expect(result.text == "" && result.blocks.isEmpty)
+        }
+        let label = try engine.recognize(try gray("label-640x480"), request: request)
+        #expect(label.text.contains("Model X200"), "\(label.text.debugDescription)")
     }
 
     @Test func emptyImageGivesEmptyText() throws {
