@@ -60,6 +60,9 @@ let package = Package(
             name: "LegibleTesseract", dependencies: ["LegibleCore", "CTesseract", "CLeptonica"],
             swiftSettings: strict),
 
+        // Reading the lines a detector found: rectify, recognize each line, reading order.
+        .target(name: "LegibleReading", dependencies: ["LegibleCore", "LegibleImaging"], swiftSettings: strict),
+
         // Transport and wiring.
         .target(
             name: "LegibleServer",
@@ -69,7 +72,8 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(
-            name: "LegibleClient", dependencies: ["LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSockets"],
+            name: "LegibleClient",
+            dependencies: ["LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSockets"],
             swiftSettings: strict),
 
         // Programs.
@@ -106,13 +110,16 @@ let package = Package(
 
         // Tests.
         .testTarget(name: "LegibleCoreTests", dependencies: ["LegibleCore"], swiftSettings: strict),
-        .testTarget(name: "LegibleWireTests", dependencies: ["LegibleWire", "LegibleWireProtobuf"], swiftSettings: strict),
+        .testTarget(
+            name: "LegibleWireTests", dependencies: ["LegibleWire", "LegibleWireProtobuf"], swiftSettings: strict),
         .testTarget(name: "LegibleLoadTests", dependencies: ["LegibleLoadCore"], swiftSettings: strict),
         .testTarget(name: "LegibleSocketsTests", dependencies: ["LegibleSockets"], swiftSettings: strict),
         .testTarget(name: "LegibleCommandLineTests", dependencies: ["LegibleCommandLine"], swiftSettings: strict),
-        .testTarget(name: "LegibleEntitiesTests", dependencies: ["LegibleEntities", "LegibleCore"], swiftSettings: strict),
         .testTarget(
-            name: "LegibleSessionsTests", dependencies: ["LegibleSessions", "LegibleWire", "LegibleCore", "LegibleTesting"],
+            name: "LegibleEntitiesTests", dependencies: ["LegibleEntities", "LegibleCore"], swiftSettings: strict),
+        .testTarget(
+            name: "LegibleSessionsTests",
+            dependencies: ["LegibleSessions", "LegibleWire", "LegibleCore", "LegibleTesting"],
             swiftSettings: strict),
         .testTarget(
             name: "LegibleImagingTests",
@@ -123,6 +130,10 @@ let package = Package(
             name: "LegibleTesseractTests", dependencies: ["LegibleTesseract", "LegibleImaging", "LegibleCore"],
             swiftSettings: strict),
         .testTarget(
+            name: "LegibleReadingTests",
+            dependencies: ["LegibleReading", "LegibleImaging", "LegibleTesseract", "LegibleCore"], swiftSettings: strict
+        ),
+        .testTarget(
             name: "LegibleFuzzRegressionTests", dependencies: ["LegibleFuzzHarness"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
@@ -132,7 +143,9 @@ let package = Package(
 // of their own (libFuzzer's is linked in by --sanitize=fuzzer), so an ordinary `swift build`
 // must not see them.
 if Context.environment["LEGIBLE_FUZZ"] != nil {
-    for (name, folder) in [("fuzz-framing", "framing"), ("fuzz-client-message", "client-message"), ("fuzz-imaging", "imaging")] {
+    for (name, folder) in [
+        ("fuzz-framing", "framing"), ("fuzz-client-message", "client-message"), ("fuzz-imaging", "imaging"),
+    ] {
         package.targets.append(
             .executableTarget(
                 name: name, dependencies: ["LegibleFuzzHarness"], path: "fuzz/\(folder)", exclude: ["corpus"],

@@ -61,10 +61,13 @@ public struct TextLine: Sendable, Hashable {
     /// Consecutive results in which this line had the same text.
     public var stableFrames: UInt32
 
+    /// The rotated box when the line is not axis-aligned (a detected line); `frame` holds it.
+    public var quad: Quad?
     public init(
         text: String, frame: Rect, confidence: Float, recognizedLanguages: [String], elements: [TextElement],
-        trackID: UInt64 = 0, stableFrames: UInt32 = 0
+        trackID: UInt64 = 0, stableFrames: UInt32 = 0, quad: Quad? = nil
     ) {
+        self.quad = quad
         self.text = text
         self.frame = frame
         self.confidence = confidence
@@ -74,7 +77,7 @@ public struct TextLine: Sendable, Hashable {
         self.stableFrames = stableFrames
     }
 
-    public var cornerPoints: [Point] { frame.cornerPoints }
+    public var cornerPoints: [Point] { quad?.points ?? frame.cornerPoints }
 }
 
 public struct TextParagraph: Sendable, Hashable {
@@ -108,11 +111,15 @@ public struct TextElement: Sendable, Hashable {
     public var symbols: [TextSymbol]
     public var candidates: [Candidate]
     public var recognizedBreak: RecognizedBreak?
+    /// The rotated box when the word is not axis-aligned (read from a detected line); `frame`
+    /// holds it.
+    public var quad: Quad?
 
     public init(
         text: String, frame: Rect, confidence: Float, recognizedLanguages: [String], symbols: [TextSymbol] = [],
-        candidates: [Candidate] = [], recognizedBreak: RecognizedBreak? = nil
+        candidates: [Candidate] = [], recognizedBreak: RecognizedBreak? = nil, quad: Quad? = nil
     ) {
+        self.quad = quad
         self.text = text
         self.frame = frame
         self.confidence = confidence
@@ -122,7 +129,7 @@ public struct TextElement: Sendable, Hashable {
         self.recognizedBreak = recognizedBreak
     }
 
-    public var cornerPoints: [Point] { frame.cornerPoints }
+    public var cornerPoints: [Point] { quad?.points ?? frame.cornerPoints }
 }
 
 public struct TextSymbol: Sendable, Hashable {
@@ -132,11 +139,14 @@ public struct TextSymbol: Sendable, Hashable {
     public var candidates: [Candidate]
     /// Document mode: the break after a word's last symbol.
     public var recognizedBreak: RecognizedBreak?
+    /// The rotated box when the symbol is not axis-aligned; `frame` holds it.
+    public var quad: Quad?
 
     public init(
         text: String, frame: Rect, confidence: Float, candidates: [Candidate] = [],
-        recognizedBreak: RecognizedBreak? = nil
+        recognizedBreak: RecognizedBreak? = nil, quad: Quad? = nil
     ) {
+        self.quad = quad
         self.text = text
         self.frame = frame
         self.confidence = confidence
@@ -144,7 +154,7 @@ public struct TextSymbol: Sendable, Hashable {
         self.recognizedBreak = recognizedBreak
     }
 
-    public var cornerPoints: [Point] { frame.cornerPoints }
+    public var cornerPoints: [Point] { quad?.points ?? frame.cornerPoints }
 }
 
 /// An alternative reading of an element or symbol.
@@ -183,6 +193,7 @@ extension RecognizedText {
             block.lines = block.lines.map { line in
                 var line = line
                 line.frame = map.map(line.frame)
+                line.quad = line.quad?.mapped(by: map)
                 line.elements = line.elements.map { $0.mapped(by: map) }
                 return line
             }
@@ -209,9 +220,11 @@ extension TextElement {
     fileprivate func mapped(by map: CoordinateMap) -> TextElement {
         var copy = self
         copy.frame = map.map(frame)
+        copy.quad = quad?.mapped(by: map)
         copy.symbols = symbols.map { symbol in
             var symbol = symbol
             symbol.frame = map.map(symbol.frame)
+            symbol.quad = symbol.quad?.mapped(by: map)
             return symbol
         }
         return copy

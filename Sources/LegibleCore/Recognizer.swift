@@ -46,6 +46,35 @@ public protocol Recognizer: AnyObject {
     func recognize(_ image: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)
         throws(LegibleError)
         -> RecognizedText
+
+    /// Reads one text line cut out of a frame and turned horizontal (dark on light); the
+    /// line's coordinates are in `strip`'s pixels. Nil when nothing was read.
+    func recognizeLine(_ strip: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)
+        throws(LegibleError)
+        -> TextLine?
+}
+
+extension Recognizer {
+    /// A recognizer without a line mode reads the strip as a frame; its lines become one.
+    public func recognizeLine(_ strip: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)
+        throws(LegibleError)
+        -> TextLine?
+    {
+        TextLine.joining(try recognize(strip, request: request, job: job, deadline: deadline).lines)
+    }
+}
+
+extension TextLine {
+    /// Lines read from one strip as one line (a line reader that split a line); nil for none.
+    public static func joining(_ lines: [TextLine]) -> TextLine? {
+        guard var line = lines.first else { return nil }
+        for next in lines.dropFirst() {
+            line.elements += next.elements
+            line.text += " " + next.text
+            line.frame = line.frame.union(next.frame)
+        }
+        return line
+    }
 }
 
 /// The engine a recognition needs: which models it loads and the settings Tesseract takes

@@ -10,6 +10,8 @@ public enum PageSegmentation: Int, Sendable, Hashable, CaseIterable {
     case singleColumn = 4
     /// PSM 6: one uniform block of text.
     case singleBlock = 6
+    /// PSM 7: the image is one line of text (a detected line, cut out and turned horizontal).
+    case singleLine = 7
     /// PSM 11: as much text as possible, in no particular order.
     case sparseText = 11
 
@@ -185,21 +187,13 @@ public final class TesseractEngine: Recognizer {
         cancellation.begin(job)
         let clock = ContinuousClock()
         let started = clock.now
-        // Once set, the monitor's deadline cannot be cleared: "none" is a month.
-        let milliseconds = deadline.map {
-            max(1, Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000))
-        }
-        TessMonitorSetDeadlineMSecs(monitor, milliseconds ?? Int32.max)
+        setDeadline(deadline)
         let segmentation =
             segmentationOverride
             ?? PageSegmentation.choose(
                 mode: request.mode, hasRegionOfInterest: request.hasRegionOfInterest, models: key.models)
         TessBaseAPISetPageSegMode(api, TessPageSegMode(rawValue: UInt32(segmentation.rawValue)))
-        let wantsChoices = request.maxCandidates > 0
-        _ = TessBaseAPISetVariable(api, "lstm_choice_mode", wantsChoices ? "2" : "0")
-        // Ratings come back through `100 - coefficient × rating`, clipped at 0: a small
-        // coefficient keeps the alternatives' ratings (20-70) from all reading 0 (NOTES).
-        _ = TessBaseAPISetVariable(api, "lstm_rating_coefficient", wantsChoices ? "0.01" : "5")
+        setChoices(request)
 
         func checkStop() throws(LegibleError) {
             if cancellation.isCancelled { throw LegibleError(.cancelled, "the recognition was cancelled") }
@@ -246,6 +240,46 @@ public final class TesseractEngine: Recognizer {
         text.imageWidth = image.width
         text.imageHeight = image.height
         return text
+    }
+
+    /// Reads one rectified text line (a detector's line, cut out and turned horizontal, dark on
+    /// light) with Tesseract's single-line segmentation; coordinates are the strip's pixels.
+    ///
+    /// FAST: one pass with the global threshold (a strip is evenly lit). ACCURATE: also a pass
+    /// with Sauvola's threshold when the first is unsure, keeping the better-scoring reading.
+    /// Nil when nothing was read.
+    public func recognizeLine(
+        _ strip: GrayImage, request: RecognitionRequest, job: UInt64 = 0, deadline: Duration? = nil
+    ) throws(LegibleError) -> TextLine? {
+        guard strip.width >= 4, strip.height >= 4, strip.width < 32768, strip.height < 32768 else { return nil }
+        cancellation.begin(job)
+        setDeadline(deadline)
+        TessBaseAPISetPageSegMode(api, TessPageSegMode(rawValue: UInt32(PageSegmentation.singleLine.rawValue)))
+        setChoices(request)
+        var best = try read(.gray(strip), .global, request)
+        if request.level == .accurate, best.meanConfidence < Self.accurateRetryBelowConfidence {
+            let other = try read(.gray(strip), .adaptive, request)
+            if other.score > best.score { best = other }
+        }
+        // Single-line mode gives one line; should Tesseract still split it, it is one here.
+        return TextLine.joining(best.text.lines)
+    }
+
+    /// The monitor's deadline from now; once set it cannot be cleared, so "none" is a month.
+    private func setDeadline(_ deadline: Duration?) {
+        let milliseconds = deadline.map {
+            max(1, Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000))
+        }
+        TessMonitorSetDeadlineMSecs(monitor, milliseconds ?? Int32.max)
+    }
+
+    /// Candidates need Tesseract's CTC choices; their ratings come back through
+    /// `100 - coefficient × rating`, clipped at 0, so a small coefficient keeps the
+    /// alternatives' ratings (20-70) from all reading 0 (../shared/NOTES.md).
+    private func setChoices(_ request: RecognitionRequest) {
+        let wantsChoices = request.maxCandidates > 0
+        _ = TessBaseAPISetVariable(api, "lstm_choice_mode", wantsChoices ? "2" : "0")
+        _ = TessBaseAPISetVariable(api, "lstm_rating_coefficient", wantsChoices ? "0.01" : "5")
     }
 
     /// What one pass read, and how much confident text that is.

@@ -219,7 +219,7 @@ enum Decode {
             text: string(m.text), frame: frame(m.frame), confidence: m.confidence,
             recognizedLanguages: languages(m.n_recognized_languages, m.recognized_languages),
             elements: messages(m.n_elements, m.elements, element), trackID: m.track_id,
-            stableFrames: m.stable_frames)
+            stableFrames: m.stable_frames, quad: quad(m.n_corner_points, m.corner_points, frame: frame(m.frame)))
     }
 
     static func paragraph(_ m: Legible__V1__TextParagraph) -> TextParagraph {
@@ -236,14 +236,16 @@ enum Decode {
             recognizedLanguages: languages(m.n_recognized_languages, m.recognized_languages),
             symbols: messages(m.n_symbols, m.symbols, symbol),
             candidates: messages(m.n_candidates, m.candidates, candidate),
-            recognizedBreak: m.recognized_break.map { recognizedBreak($0.pointee) })
+            recognizedBreak: m.recognized_break.map { recognizedBreak($0.pointee) },
+            quad: quad(m.n_corner_points, m.corner_points, frame: frame(m.frame)))
     }
 
     static func symbol(_ m: Legible__V1__TextSymbol) -> TextSymbol {
         TextSymbol(
             text: string(m.text), frame: frame(m.frame), confidence: m.confidence,
             candidates: messages(m.n_candidates, m.candidates, candidate),
-            recognizedBreak: m.recognized_break.map { recognizedBreak($0.pointee) })
+            recognizedBreak: m.recognized_break.map { recognizedBreak($0.pointee) },
+            quad: quad(m.n_corner_points, m.corner_points, frame: frame(m.frame)))
     }
 
     static func candidate(_ m: Legible__V1__Candidate) -> Candidate {
@@ -269,9 +271,19 @@ enum Decode {
     }
 
     /// A tree node's frame: an absent Rect is the zero rectangle (the model's frames are not
-    /// optional). `corner_points` are not read: the core types derive them from the frame.
+    /// optional).
     static func frame(_ pointer: UnsafeMutablePointer<Legible__V1__Rect>?) -> Rect {
         pointer.map(rect) ?? Rect(x: 0, y: 0, width: 0, height: 0)
+    }
+
+    /// `corner_points` as a rotated box, kept only when there are four and they are not simply
+    /// the frame's corners (which the core types derive themselves).
+    static func quad(
+        _ count: Int, _ list: UnsafeMutablePointer<UnsafeMutablePointer<Legible__V1__Point>?>?, frame: Rect
+    ) -> Quad? {
+        let points = messages(count, list) { Point(x: $0.x, y: $0.y) }
+        guard points != frame.cornerPoints else { return nil }
+        return Quad(points)
     }
 
     // MARK: Primitives

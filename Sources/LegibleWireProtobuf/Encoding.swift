@@ -211,7 +211,7 @@ extension EncodeArena {
         let m = message(legible__v1__text_block__init)
         set(&m.pointee.text, block.text)
         m.pointee.frame = rect(block.frame)
-        (m.pointee.n_corner_points, m.pointee.corner_points) = cornerPoints(block.frame)
+        (m.pointee.n_corner_points, m.pointee.corner_points) = cornerPoints(block.cornerPoints)
         m.pointee.confidence = block.confidence
         (m.pointee.n_recognized_languages, m.pointee.recognized_languages) = languages(block.recognizedLanguages)
         (m.pointee.n_lines, m.pointee.lines) = messages(block.lines, line)
@@ -223,7 +223,7 @@ extension EncodeArena {
         let m = message(legible__v1__text_line__init)
         set(&m.pointee.text, line.text)
         m.pointee.frame = rect(line.frame)
-        (m.pointee.n_corner_points, m.pointee.corner_points) = cornerPoints(line.frame)
+        (m.pointee.n_corner_points, m.pointee.corner_points) = cornerPoints(line.cornerPoints)
         m.pointee.confidence = line.confidence
         (m.pointee.n_recognized_languages, m.pointee.recognized_languages) = languages(line.recognizedLanguages)
         (m.pointee.n_elements, m.pointee.elements) = messages(line.elements, element)
@@ -236,7 +236,7 @@ extension EncodeArena {
         let m = message(legible__v1__text_paragraph__init)
         set(&m.pointee.text, paragraph.text)
         m.pointee.frame = rect(paragraph.frame)
-        (m.pointee.n_corner_points, m.pointee.corner_points) = cornerPoints(paragraph.frame)
+        (m.pointee.n_corner_points, m.pointee.corner_points) = cornerPoints(paragraph.cornerPoints)
         m.pointee.confidence = paragraph.confidence
         (m.pointee.n_recognized_languages, m.pointee.recognized_languages) = languages(paragraph.recognizedLanguages)
         (m.pointee.n_words, m.pointee.words) = messages(paragraph.words, element)
@@ -248,7 +248,7 @@ extension EncodeArena {
         let m = message(legible__v1__text_element__init)
         set(&m.pointee.text, element.text)
         m.pointee.frame = rect(element.frame)
-        (m.pointee.n_corner_points, m.pointee.corner_points) = cornerPoints(element.frame)
+        (m.pointee.n_corner_points, m.pointee.corner_points) = cornerPoints(element.cornerPoints)
         m.pointee.confidence = element.confidence
         (m.pointee.n_recognized_languages, m.pointee.recognized_languages) = languages(element.recognizedLanguages)
         (m.pointee.n_symbols, m.pointee.symbols) = messages(element.symbols, symbol)
@@ -261,7 +261,7 @@ extension EncodeArena {
         let m = message(legible__v1__text_symbol__init)
         set(&m.pointee.text, symbol.text)
         m.pointee.frame = rect(symbol.frame)
-        (m.pointee.n_corner_points, m.pointee.corner_points) = cornerPoints(symbol.frame)
+        (m.pointee.n_corner_points, m.pointee.corner_points) = cornerPoints(symbol.cornerPoints)
         m.pointee.confidence = symbol.confidence
         (m.pointee.n_candidates, m.pointee.candidates) = messages(symbol.candidates, candidate)
         m.pointee.recognized_break = symbol.recognizedBreak.map(recognizedBreak)
@@ -303,11 +303,10 @@ extension EncodeArena {
         return m
     }
 
-    /// `corner_points` from the frame: the four points of `Rect.cornerPoints`, clockwise from
-    /// the top-left. The core types derive their corners from the frame, so they are written
-    /// here and ignored when decoding.
-    func cornerPoints(_ rect: Rect) -> (Int, UnsafeMutablePointer<UnsafeMutablePointer<Legible__V1__Point>?>?) {
-        let corners = rect.cornerPoints
+    /// `corner_points`: clockwise from the text's top-left, the rotated box of a detected line
+    /// (or of a word read from one) or else the frame's corners. Decoding keeps them only when
+    /// they differ from the frame's.
+    func cornerPoints(_ corners: [Point]) -> (Int, UnsafeMutablePointer<UnsafeMutablePointer<Legible__V1__Point>?>?) {
         // One block for the Points and one for the pointers to them: corners are written for
         // every node of the tree, so they are the most numerous messages we build.
         let points = array(of: Legible__V1__Point.self, count: corners.count)

@@ -1,0 +1,110 @@
+public import LegibleCore
+public import LegibleImaging
+
+/// A text line a detector found: its rotated box in the upright image and how sure the
+/// detector is that it holds text.
+public struct DetectedLine: Sendable, Hashable {
+    public var quad: Quad
+    /// The detector's box score, 0…1 (DB: the mean text probability inside the box).
+    public var score: Float
+
+    public init(quad: Quad, score: Float) {
+        self.quad = quad
+        self.score = score
+    }
+}
+
+/// Reads the lines a detector found, one by one, the way the phone SDKs do: each line is cut
+/// out, turned horizontal and made dark on light (`LineRectifier`), read alone by the
+/// script's recognizer in its single-line mode, mapped back into the upright image with its
+/// rotated corners, and the lines are grouped into blocks in reading order (`ReadingOrder`).
+///
+/// A line is answered only when both the detector and the recognizer are sure enough of it:
+/// clutter that the detector half-believes and the recognizer reads as a few confident-looking
+/// letters is what makes invented text.
+public struct LineReader: Sendable {
+    public var rectifier: LineRectifier
+    /// Lines the detector is less sure of are not read.
+    public var minimumDetectionScore: Float
+    /// Lines whose words' mean confidence is lower are dropped.
+    public var minimumConfidence: Float
+    public var readingOrder: ReadingOrder.Parameters
+
+    public init(
+        rectifier: LineRectifier = LineRectifier(), minimumDetectionScore: Float = 0.6,
+        minimumConfidence: Float = 0.5, readingOrder: ReadingOrder.Parameters = ReadingOrder.Parameters()
+    ) {
+        self.rectifier = rectifier
+        self.minimumDetectionScore = minimumDetectionScore
+        self.minimumConfidence = minimumConfidence
+        self.readingOrder = readingOrder
+    }
+
+    /// The text of `lines` in `image` (upright); coordinates in `image`'s pixels.
+    ///
+    /// - Parameters:
+    ///   - job, deadline: as `Recognizer.recognize`; the deadline covers all the lines.
+    /// - Throws: `.cancelled` or `.deadlineExceeded` from the recognizer.
+    public func read(
+        _ image: GrayImage, lines: [DetectedLine], recognizer: some Recognizer, request: RecognitionRequest,
+        job: UInt64 = 0, deadline: Duration? = nil
+    ) throws(LegibleError) -> RecognizedText {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var read: [TextLine] = []
+        for detected in lines where detected.score >= minimumDetectionScore {
+            guard let strip = rectifier.rectify(image, quad: detected.quad) else { continue }
+            var remaining: Duration? = nil
+            if let deadline {
+                remaining = deadline - (clock.now - started)
+                if remaining! <= .zero {
+                    throw LegibleError(.deadlineExceeded, "the recognition took longer than the \(deadline) deadline")
+                }
+            }
+            guard
+                let line = try recognizer.recognizeLine(
+                    strip.image, request: request, job: job, deadline: remaining),
+                isConfident(line)
+            else { continue }
+            read.append(Self.mapped(line, by: strip.toImage))
+        }
+        let blocks = ReadingOrder.blocks(read, parameters: readingOrder)
+        return RecognizedText(
+            text: blocks.map(\.text).joined(separator: "\n"), blocks: blocks, imageWidth: image.width,
+            imageHeight: image.height)
+    }
+
+    /// Whether a line read is text: some letter or digit, read with enough confidence.
+    func isConfident(_ line: TextLine) -> Bool {
+        guard line.text.contains(where: { $0.isLetter || $0.isNumber }), !line.elements.isEmpty else {
+            return false
+        }
+        let characters = line.elements.map { Float(max(1, $0.text.count)) }
+        let weighted = zip(line.elements, characters).reduce(Float(0)) { $0 + $1.0.confidence * $1.1 }
+        return weighted / characters.reduce(0, +) >= minimumConfidence
+    }
+
+    /// A line read in a strip, in the image's pixels: every box becomes the quad it covers in
+    /// the image, and its frame that quad's bounding rectangle. The line's quad is its words'.
+    static func mapped(_ line: TextLine, by map: AffineMap) -> TextLine {
+        let rotated = abs(map.b) > 1e-9 || abs(map.c) > 1e-9
+        func place(_ frame: Rect) -> (frame: Rect, quad: Quad?) {
+            let quad = map.map(frame)
+            return (quad.boundingRect, rotated ? quad : nil)
+        }
+        var copy = line
+        let inkBox = line.elements.reduce(Rect(x: 0, y: 0, width: 0, height: 0)) { $0.union($1.frame) }
+        (copy.frame, copy.quad) = place(inkBox.isEmpty ? line.frame : inkBox)
+        copy.elements = line.elements.map { element in
+            var element = element
+            (element.frame, element.quad) = place(element.frame)
+            element.symbols = element.symbols.map { symbol in
+                var symbol = symbol
+                (symbol.frame, symbol.quad) = place(symbol.frame)
+                return symbol
+            }
+            return element
+        }
+        return copy
+    }
+}
