@@ -68,7 +68,8 @@ let package = Package(
             name: "LegibleServer",
             dependencies: [
                 "LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSessions", "LegibleImaging",
-                "LegibleTesseract", "LegibleEntities", "LegibleSockets", "LegibleMetrics", "CMicroHTTPD", "CLinux",
+                "LegibleTesseract", "LegibleReading", "LegibleEntities", "LegibleSockets", "LegibleMetrics",
+                "CMicroHTTPD", "CLinux",
             ],
             swiftSettings: strict),
         .target(

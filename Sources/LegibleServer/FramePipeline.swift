@@ -1,6 +1,7 @@
 internal import LegibleCore
 internal import LegibleEntities
 internal import LegibleImaging
+internal import LegibleReading
 internal import LegibleSessions
 internal import LegibleTesseract
 internal import LegibleWire
@@ -67,18 +68,23 @@ final class FramePipeline {
 
     private let imager: FrameImager
     private let recognizer: any Recognizer
+    /// Text mode finds lines with it and reads each alone; nil keeps Tesseract's own layout
+    /// analysis (`--detector tesseract`).
+    private let lineDetector: (any LineDetecting)?
+    private let lineReader = LineReader()
     private let tessdata: String
     private let thresholds: QualityThresholds
     private var detector: OrientationDetector?
 
     init(
-        recognizer: any Recognizer, tessdata: String, limits: ImageLimits,
+        recognizer: any Recognizer, lineDetector: (any LineDetecting)? = nil, tessdata: String, limits: ImageLimits,
         thresholds: QualityThresholds = QualityThresholds()
     )
         throws(LegibleError)
     {
         self.imager = try FrameImager(limits: limits)
         self.recognizer = recognizer
+        self.lineDetector = lineDetector
         self.tessdata = tessdata
         self.thresholds = thresholds
     }
@@ -151,10 +157,8 @@ final class FramePipeline {
                 var request = settings.request
                 request.hasRegionOfInterest = region != nil
                 request.textHeightHint = hint.map { $0 / upright.map.scale }
-                text = try recognizer.recognize(
-                    image, request: request, job: context.serial, deadline: context.deadline
-                )
-                .mapped(by: upright.map)
+                text = try read(image, request: request, context: context, checkCancelled: checkCancelled)
+                    .mapped(by: upright.map)
                 text.imageWidth = full.width
                 text.imageHeight = full.height
                 if settings.minimumTextHeight > 0 {
@@ -177,6 +181,27 @@ final class FramePipeline {
         } catch {
             return .failed(error)
         }
+    }
+
+    /// The text of the upright (cropped, maybe scaled) image, in its pixels: in text mode with
+    /// a line detector, line by line (`LineReader`); otherwise Tesseract's page layout.
+    private func read(
+        _ image: GrayImage, request: RecognitionRequest, context: FrameContext,
+        checkCancelled: () throws(LegibleError) -> Void
+    ) throws(LegibleError) -> RecognizedText {
+        guard let lineDetector, request.mode == .text else {
+            return try recognizer.recognize(image, request: request, job: context.serial, deadline: context.deadline)
+        }
+        let clock = ContinuousClock()
+        let started = clock.now
+        let lines = try lineDetector.detectLines(in: image)
+        try checkCancelled()
+        let remaining = context.deadline.map { $0 - (clock.now - started) }
+        if let remaining, remaining <= .zero {
+            throw LegibleError(.deadlineExceeded, "the recognition took longer than the \(context.deadline!) deadline")
+        }
+        return try lineReader.read(
+            image, lines: lines, recognizer: recognizer, request: request, job: context.serial, deadline: remaining)
     }
 
     /// FAST reads large text from a smaller decode: when the session's last result in this

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Accuracy on the real-image corpus (bench/corpus/): CER per kind and per script, and how
+often a text-free image is answered empty, for the systems side by side in one run:
+
+  cli                 `tesseract IMAGE - -l MODEL` (its own defaults: PSM 3), one process per image
+  legible-tesseract   legibled --detector tesseract (Tesseract's own layout analysis), FAST
+  legible-fast        legibled with the PP-OCRv4 line detector, FAST
+  legible-accurate    the same, ACCURATE
+
+Tuning and reporting are kept apart: each image is in the "tune" or the "held-out" part by a
+hash of its id (a third tune, two thirds held out), and the tables report both parts
+separately. Thresholds of the detector path are chosen on the tune part only.
+
+Every number comes from the real legibled (release build) over a unix socket with
+OMP_THREAD_LIMIT=1 and --workers 1, images sent one at a time as the files are (JPEG and PNG
+as they are, anything else as PNG). CER is bench/models.py's: NFC, CJK spaces removed, runs
+of spaces and blank lines collapsed, Levenshtein over characters / the truth's length; a
+text-free image's CER is undefined, it counts as "empty" or not.
+
+    python3 bench/corpus_accuracy.py --legibled .build/release/legibled [--json bench/out/corpus.json]
+"""
+import argparse
+import hashlib
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "clients", "python"))
+sys.path.insert(0, HERE)
+from PIL import Image  # noqa: E402
+
+import models as bm  # noqa: E402  (CER, Server)
+from legible_client import pb  # noqa: E402
+
+CORPUS = os.path.join(HERE, "corpus")
+SCRIPT_OPTIONS = {
+    "latin": [pb.SCRIPT_LATIN], "chinese": [pb.SCRIPT_CHINESE], "devanagari": [pb.SCRIPT_DEVANAGARI],
+    "japanese": [pb.SCRIPT_JAPANESE], "korean": [pb.SCRIPT_KOREAN],
+}
+# The tesseract CLI's model per script: the language model a user of the CLI would pick.
+CLI_MODEL = {"latin": "eng", "chinese": "chi_sim", "devanagari": "hin", "japanese": "jpn", "korean": "kor"}
+SYSTEMS = ("cli", "legible-tesseract", "legible-fast", "legible-accurate")
+
+
+def part(image_id):
+    return "tune" if int(hashlib.sha1(image_id.encode()).hexdigest(), 16) % 3 == 0 else "held-out"
+
+
+def load_corpus():
+    with open(os.path.join(CORPUS, "manifest.json")) as f:
+        manifest = json.load(f)
+    entries = manifest["images"] if isinstance(manifest, dict) else manifest
+    for entry in entries:
+        with open(os.path.join(CORPUS, "truth", entry["id"] + ".txt"), encoding="utf-8") as f:
+            entry["truth"] = f.read()
+        entry["part"] = part(entry["id"])
+    return entries
+
+
+def scripts_of(entry):
+    names = entry.get("scripts") or [entry["script"]]
+    return [name for name in names if name in SCRIPT_OPTIONS] or ["latin"]
+
+
+def encoded(path):
+    data = open(path, "rb").read()
+    if data[:2] == b"\xff\xd8":
+        return pb.ENCODING_JPEG, data, ".jpg"
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return pb.ENCODING_PNG, data, ".png"
+    buffer = io.BytesIO()
+    Image.open(path).save(buffer, "PNG")
+    return pb.ENCODING_PNG, buffer.getvalue(), ".png"
+
+
+def cli_text(data, suffix, scripts):
+    model = "+".join(CLI_MODEL[s] for s in scripts)
+    with tempfile.NamedTemporaryFile(suffix=suffix, prefix="corpus-cli-") as f:
+        f.write(data)
+        f.flush()
+        started = time.perf_counter()
+        out = subprocess.run(["tesseract", f.name, "-", "-l", model], capture_output=True,
+                             env=dict(os.environ, OMP_THREAD_LIMIT="1"), timeout=300)
+        return out.stdout.decode("utf-8", "replace"), (time.perf_counter() - started) * 1000
+
+
+def legible_text(server, data, encoding, scripts, level):
+    stream = server.session(scripts=[SCRIPT_OPTIONS[s][0] for s in scripts], level=level)
+    try:
+        stream.send(pb.ClientMessage(frame=pb.Frame(frame_id=1, image=pb.Image(encoding=encoding, data=data))))
+        result = stream.receive().result
+    finally:
+        stream.close()
+    text = result.text.text if result.status == pb.FRAME_STATUS_RECOGNIZED else ""
+    return text, result.timing.recognize_us / 1000
+
+
+def measure(entries, binary, systems, log):
+    rows = []
+    servers = {}
+    try:
+        if "legible-tesseract" in systems:
+            servers["tesseract"] = bm.Server(binary, "--detector", "tesseract")
+        if {"legible-fast", "legible-accurate"} & set(systems):
+            servers["detector"] = bm.Server(binary)
+        for index, entry in enumerate(entries, 1):
+            encoding, data, suffix = encoded(os.path.join(CORPUS, entry["file"]))
+            scripts = scripts_of(entry)
+            row = {k: entry[k] for k in ("id", "kind", "script", "part")}
+            row["empty_truth"] = not bm.normalise(entry["truth"])
+            for system in systems:
+                if system == "cli":
+                    text, ms = cli_text(data, suffix, scripts)
+                elif system == "legible-tesseract":
+                    text, ms = legible_text(servers["tesseract"], data, encoding, scripts, pb.LEVEL_FAST)
+                else:
+                    level = pb.LEVEL_FAST if system == "legible-fast" else pb.LEVEL_ACCURATE
+                    text, ms = legible_text(servers["detector"], data, encoding, scripts, level)
+                row[system] = {"cer": None if row["empty_truth"] else bm.cer(text, entry["truth"]),
+                               "empty": not bm.normalise(text), "ms": round(ms, 1), "text": text}
+            rows.append(row)
+            log("%3d/%d %-28s %-12s %-10s %s" % (
+                index, len(entries), entry["id"][:28], entry["kind"], entry["script"],
+                " ".join("%s %s" % (s, "empty" if row[s]["cer"] is None and row[s]["empty"] else
+                                    ("-" if row[s]["cer"] is None else "%.3f" % row[s]["cer"])) for s in systems)))
+    finally:
+        for server in servers.values():
+            server.stop()
+    return rows
+
+
+def table(rows, systems, key, title):
+    """Mean CER per group (text images), and for text-free images the share answered empty."""
+    lines = ["### %s" % title, "", "| %s | images | %s |" % (key, " | ".join(systems)),
+             "|---|---:|%s" % ("---:|" * len(systems))]
+    groups = sorted({r[key] for r in rows})
+    for group in groups + ["all"]:
+        members = [r for r in rows if (group == "all" or r[key] == group) and not r["empty_truth"]]
+        if members:
+            cells = ["%.3f" % statistics.mean(r[s]["cer"] for r in members) for s in systems]
+            lines.append("| %s | %d | %s |" % (group, len(members), " | ".join(cells)))
+    empty = [r for r in rows if r["empty_truth"]]
+    if empty:
+        cells = ["%d %%" % round(100 * sum(r[s]["empty"] for r in empty) / len(empty)) for s in systems]
+        lines.append("| text-free: answered empty | %d | %s |" % (len(empty), " | ".join(cells)))
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--legibled", default=os.path.join(HERE, "..", ".build", "release", "legibled"))
+    parser.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated subset of " + ", ".join(SYSTEMS))
+    parser.add_argument("--only", help="ids containing this text")
+    parser.add_argument("--json", help="write every row (with texts) here")
+    args = parser.parse_args()
+    systems = [s for s in args.systems.split(",") if s]
+    entries = [e for e in load_corpus() if not args.only or args.only in e["id"]]
+    rows = measure(entries, args.legibled, systems, lambda line: print(line, file=sys.stderr, flush=True))
+    for name in ("held-out", "tune"):
+        subset = [r for r in rows if r["part"] == name]
+        if subset:
+            print(table(subset, systems, "kind", "CER per kind, %s part (%d images)" % (name, len(subset))))
+            print(table(subset, systems, "script", "CER per script, %s part" % name))
+    medians = {s: statistics.median(r[s]["ms"] for r in rows) for s in systems}
+    print("Median ms per image: " + ", ".join("%s %.0f" % (s, medians[s]) for s in systems) +
+          " (cli: wall time of the process; legible: the server's recognize time)\n")
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w") as f:
+            json.dump({"systems": systems, "rows": rows}, f, ensure_ascii=False, indent=1)
+
+
+if __name__ == "__main__":
+    main()
