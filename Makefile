@@ -5,15 +5,27 @@ SHELL := /bin/bash
 MODEL_PACKAGES := tesseract-ocr-eng tesseract-ocr-script-latn tesseract-ocr-chi-sim tesseract-ocr-script-hans \
 	tesseract-ocr-hin tesseract-ocr-script-deva tesseract-ocr-jpn tesseract-ocr-script-jpan tesseract-ocr-kor \
 	tesseract-ocr-script-hang tesseract-ocr-osd
-APT_PACKAGES := libtesseract-dev libleptonica-dev libturbojpeg0-dev libprotobuf-c-dev protobuf-c-compiler \
-	protobuf-compiler pkg-config libexif-dev $(MODEL_PACKAGES) fonts-dejavu-core fonts-noto-core fonts-noto-cjk \
-	haproxy
+# What the swift.org toolchain takes from Debian to build and test: ld.gold, the linker its
+# clang runs (binutils); libc's headers, crt files and libc.so (libc6-dev); GCC 12's crtbeginS.o
+# and libgcc (libgcc-12-dev); the shared libraries its tools load: libc, libgcc_s, libstdc++
+# (all), libsqlite3 + libncurses + libtinfo (swift-build, -test, -driver), libuuid + zlib
+# (swift-frontend), libcurl + libxml2 (swift-build and swift-test, by Foundation).
+SWIFT_TOOLCHAIN_PACKAGES := binutils libc6-dev libgcc-12-dev libc6 libgcc-s1 libstdc++6 libsqlite3-0 libncurses6 \
+	libtinfo6 libuuid1 zlib1g libcurl4 libxml2
+# The C libraries (headers, .pc, .so) of Package.swift's targets, protoc for make python-proto
+# and the Swift tests, protoc-c for the generated-code test, haproxy for test_scaleout.py,
+# python3 + pip for the end-to-end tests and requirements.txt. make check-packages (first in
+# make test) fails when a header, pkg-config name, library, font or Python import of the build
+# and the tests comes from a package missing here (scripts/check-packages.py).
+APT_PACKAGES := $(SWIFT_TOOLCHAIN_PACKAGES) libmicrohttpd-dev libtesseract-dev libleptonica-dev libturbojpeg0-dev \
+	libprotobuf-c-dev protobuf-c-compiler protobuf-compiler pkg-config libexif-dev $(MODEL_PACKAGES) \
+	fonts-dejavu-core fonts-noto-core fonts-noto-cjk haproxy python3 python3-pip
 # For make check-deploy: systemd-analyze, the seccomp bindings and PyYAML for the system python3.
 DEPLOY_CHECK_PACKAGES := systemd python3-seccomp python3-yaml
 PY_PROTO_OUT := clients/python/legible_client/proto
 
-.PHONY: deps build release run test test-swift test-python python-proto bench bench-setup bench-overhead bench-imaging \
-	bench-models bench-load bench-sessions soak profile check-load-html check-deploy clean \
+.PHONY: deps print-apt-packages check-packages build release run test test-swift test-python python-proto bench \
+	bench-setup bench-overhead bench-imaging bench-models bench-load bench-sessions soak profile check-load-html check-deploy clean \
 	fuzz fuzz-build test-asan test-tsan leak-check format lint
 
 deps: ## Install the Debian and PyPI packages that are missing.
@@ -22,7 +34,19 @@ deps: ## Install the Debian and PyPI packages that are missing.
 	  echo "installing: $$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
-	@python3 -c 'import google.protobuf, PIL, pytest, numpy, cv2' 2>/dev/null || pip install -q -r clients/python/requirements.txt
+	@# pip runs when any line of requirements.txt is missing or at the wrong version for this python3.
+	@# PIP_BREAK_SYSTEM_PACKAGES: Debian's own python3 refuses pip installs without it (PEP 668).
+	@unmet=$$(python3 scripts/check-packages.py --unmet-requirements) || exit 1; \
+	if [ -n "$$unmet" ]; then \
+	  echo "pip installing:" $$unmet; \
+	  PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q -r clients/python/requirements.txt; \
+	fi
+
+print-apt-packages: ## The Debian packages deps installs, on one line (scripts/check-packages.py reads them).
+	@echo $(APT_PACKAGES)
+
+check-packages: deps ## Each C header, pkg-config name, library, font and Python import of the build and tests comes from a listed package.
+	python3 scripts/check-packages.py
 
 build: deps
 	swift build
@@ -46,7 +70,7 @@ format: ## Format every Swift file with the checked-in .swift-format.
 lint: ## Fail when a Swift file is not formatted as .swift-format says (part of make test).
 	swift format lint --strict --recursive --configuration .swift-format $(SWIFT_SOURCES)
 
-test: build python-proto lint test-swift test-python
+test: check-packages build python-proto lint test-swift test-python
 
 test-swift:
 	swift test

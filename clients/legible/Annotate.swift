@@ -58,9 +58,6 @@ enum Annotator {
     }
 }
 
-/// Leptonica prints every failure to stderr; the annotator reports its own.
-private let leptonicaSilenced: Void = { _ = setMsgSeverity(Int32(L_SEVERITY_NONE)) }()
-
 /// An owned 32-bit RGB Leptonica image, destroyed in `deinit`.
 private final class Canvas {
     private var pix: UnsafeMutablePointer<PIX>?

@@ -11,6 +11,9 @@ let clientName = "legible-cli/\(clientVersion)"
 struct CLIFailure: Error {
     var code: ExitCode
     var message: String
+    /// A usage failure about the flags points to `--help`; one about an input file (missing,
+    /// not an image) is one line: the help would not tell the user more.
+    var pointsToHelp = true
 
     init(_ code: ExitCode, _ message: String) {
         self.code = code
@@ -18,6 +21,13 @@ struct CLIFailure: Error {
     }
 
     static func usage(_ message: String) -> CLIFailure { CLIFailure(.usage, message) }
+
+    /// A usage failure about an input file: exit 64, one line.
+    static func input(_ message: String) -> CLIFailure {
+        var failure = CLIFailure(.usage, message)
+        failure.pointsToHelp = false
+        return failure
+    }
 }
 
 extension CommandLineError {
@@ -36,7 +46,8 @@ let standardExitCodes: [ExitCodeHelp] = [
     ExitCodeHelp(ExitCode.failure.rawValue, "Some frame failed (the reason is on standard error)."),
     ExitCodeHelp(ExitCode.unavailable.rawValue, "The server cannot be reached, or the connection was lost."),
     ExitCodeHelp(
-        ExitCode.usage.rawValue, "Bad usage: an unknown flag, a bad value, an unreadable or unknown input file."),
+        ExitCode.usage.rawValue,
+        "Bad usage: an unknown flag, a bad value, an unreadable input, or one that is no image."),
 ]
 
 // MARK: Server

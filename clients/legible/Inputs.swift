@@ -3,49 +3,44 @@ import LegibleCore
 
 /// One image named on the command line: a file, or `-` for standard input.
 ///
-/// Inputs are checked before anything is sent (a file that cannot be read, or is neither JPEG
-/// nor PNG by its first bytes, is a usage error naming it), but a file's bytes are read only
-/// when its turn comes, so a long list does not sit in memory.
+/// Inputs are checked before anything is sent (a file that cannot be read, or is no image
+/// Leptonica reads by its first bytes, is a usage error naming it and the formats read), but
+/// a file's bytes are read only when its turn comes, so a long list does not sit in memory.
 struct InputImage {
     /// As given on the command line (`-` for standard input).
     var name: String
-    var encoding: ImageEncoding
+    var format: ImageFormat
     /// Standard input's bytes (read once, up front); nil for files.
     private var stdinData: [UInt8]?
 
     /// The name to print: `-` reads better as `(stdin)`.
     var displayName: String { name == "-" ? "(stdin)" : name }
 
-    /// Checks `name` and learns its encoding from its magic bytes.
+    /// Checks `name` and learns its format from its magic bytes.
     init(_ name: String) throws(CLIFailure) {
         self.name = name
         let head: [UInt8]
         if name == "-" {
             let data = FileHandle.standardInput.readDataToEndOfFile()
             stdinData = Array(data)
-            head = Array(data.prefix(8))
+            head = Array(data.prefix(16))
         } else {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: name, isDirectory: &isDirectory), isDirectory.boolValue {
-                throw .usage("\(name): is a folder, not an image")
+                throw .input("\(name): is a folder, not an image")
             }
             guard let handle = FileHandle(forReadingAtPath: name) else {
-                throw .usage("\(name): cannot read the file")
+                throw .input("\(name): cannot read the file")
             }
             defer { try? handle.close() }
-            head = Array((try? handle.read(upToCount: 8)) ?? Data())
+            head = Array((try? handle.read(upToCount: 16)) ?? Data())
         }
-        guard let encoding = Self.encoding(ofHead: head) else {
-            throw .usage("\(name == "-" ? "standard input" : name): not a JPEG or PNG image (by its first bytes)")
+        guard let format = ImageFormat(head: head) else {
+            throw .input(
+                "\(name == "-" ? "standard input" : name): not an image (by its first bytes); legible reads "
+                    + ImageFormat.acceptedList)
         }
-        self.encoding = encoding
-    }
-
-    /// JPEG (`FF D8 FF`) or PNG (`89 'P' 'N' 'G' CR LF 1A LF`), else nil.
-    static func encoding(ofHead head: [UInt8]) -> ImageEncoding? {
-        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
-        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
-        return nil
+        self.format = format
     }
 
     /// The image's bytes.

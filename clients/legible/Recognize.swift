@@ -9,28 +9,35 @@ enum RecognizeCommand {
     static let command = Command(
         name: "recognize", abstract: "Print the text a Legible server reads in images.",
         discussion: """
-            Sends each FILE (JPEG or PNG, told apart by their first bytes) as one frame of one session, \
-            waits for its result and prints it. With several files a progress bar runs on standard \
-            error when that is a terminal.
+            Sends each FILE as one frame of one session, waits for its result and prints it. JPEG and \
+            PNG go as they are; TIFF (one frame per page), BMP, GIF, WebP, PNM and JPEG 2000 are \
+            decoded with Leptonica and sent as 8-bit gray, transparency flattened onto white. The \
+            format is told by the first bytes; a file that is no image is refused (exit 64). With \
+            several files a progress bar runs on standard error when that is a terminal.
             """,
         options: [
             serverOption,
             .value(
                 "format", valueName: "format",
                 help:
-                    "text, json (JSON Lines, one FrameResult per file, protocol field names) or tsv (as tesseract FILE - tsv).",
+                    "text (pages apart by form feeds), json (JSON Lines: one FrameResult per file or page in protobuf's JSON mapping, with \"file\" and \"page\") or tsv (as tesseract FILE - tsv).",
                 default: "text"),
             .value(
                 "annotate", valueName: "out.png",
                 help:
-                    "Draw the line and word boxes and each line's text over the upright image into this PNG (one file only)."
+                    "Draw the line and word boxes and each line's text over the upright image into this PNG (one file only; a multi-page TIFF's pages go to OUT-page1.png, ...)."
             ),
             .value(
                 "annotate-dir", valueName: "dir",
-                help: "The same for many files: DIR/NAME.png per input (created if missing)."),
+                help:
+                    "The same for many files: DIR/NAME.png per input, DIR/NAME-pageN.png per page (created if missing)."
+            ),
         ] + recognitionOptions,
         arguments: [
-            Argument("file", help: "JPEG or PNG images; - reads one image from standard input.", variadic: true)
+            Argument(
+                "file",
+                help: "Images (JPEG, PNG, TIFF, BMP, GIF, WebP, PNM, JPEG 2000); - reads one from standard input.",
+                variadic: true)
         ],
         exitCodes: standardExitCodes)
 
@@ -57,60 +64,90 @@ enum RecognizeCommand {
         let maxMessageBytes = session.started.limits.maxMessageBytes
         var progress = ProgressBar(total: inputs.count)
         defer { progress.finish() }  // also when the connection breaks (exit 2)
+        var printer = ResultPrinter(format: format, fileCount: inputs.count)
         var failures = 0
-        var printed = 0
+        var frameID: UInt64 = 0
+        // The pages of one document are all read: pages laid out alike can differ too little
+        // in the skip test's thumbnail, which is meant for a camera watching one scene.
+        var readingEveryPage = false
         for (index, input) in inputs.enumerated() {
             progress.update(done: index, current: input.displayName)
-            let image: EncodedImage
+            let pages: PageSource
             do throws(CLIFailure) {
-                let data = try input.read()
-                // The frame's own fields take a few bytes beside the image.
-                if maxMessageBytes > 0, UInt64(data.count) + 64 > maxMessageBytes {
-                    throw CLIFailure(
-                        .failure,
-                        "\(input.name): \(data.count) bytes is over the server's message limit of \(maxMessageBytes) bytes"
-                    )
-                }
-                image = EncodedImage(encoding: input.encoding, data: data)
+                pages = try PageSource(input, maxMessageBytes: maxMessageBytes)
             } catch {
                 failures += 1
                 progress.printError("legible: \(error.message)\n")
                 continue
             }
-            let frameID = UInt64(index + 1)
-            try session.send(.frame(Frame(frameID: frameID, image: image, orientation: orientation)))
-            let result = try awaitResult(frameID, session: session)
-            switch result.status {
-            case .recognized, .skipped:
-                if result.status == .skipped {
-                    let why =
-                        result.skipReason == .moving
-                        ? "the camera is moving" : "it barely differs from the previous image"
-                    progress.printError(
-                        "legible: \(input.displayName): skipped (\(why)); the previous text is shown. --recognize-unchanged reads every image.\n"
-                    )
+            var pageNumber = 0
+            while true {
+                pageNumber += 1
+                let page: InputPage
+                do throws(CLIFailure) {
+                    guard let next = try pages.next() else { break }
+                    page = next
+                } catch {
+                    failures += 1
+                    progress.printError("legible: \(error.message)\n")
+                    let number = pages.isMultiPage || pageNumber > 1 ? pageNumber : nil
+                    progress.print(printer.render(nil, file: input.name, fileIndex: index, page: number))
+                    break
                 }
-                progress.print(format.render(result, file: input.name, index: printed, fileCount: inputs.count))
-                printed += 1
-                if let path = annotations[index] {
-                    do {
-                        try Annotator.annotate(image, sentOrientation: orientation, result: result, to: path)
-                    } catch {
-                        failures += 1
-                        progress.printError("legible: \(input.displayName): \(error.message)\n")
+                let name = page.number.map { "\(input.displayName) page \($0)" } ?? input.displayName
+                if let number = page.number, number > 1 {
+                    progress.update(done: index, current: name)
+                    if !readingEveryPage, !options.recognizeUnchanged {
+                        var everyPage = options
+                        everyPage.recognizeUnchanged = true
+                        try session.send(.update(UpdateSession(options: everyPage)))
+                        readingEveryPage = true
                     }
                 }
-            case .failed, .dropped:
-                failures += 1
-                let reason = result.error?.description ?? "dropped by the server"
-                progress.printError("legible: \(input.displayName): \(reason)\n")
-                if format == .json {
-                    progress.print(format.render(result, file: input.name, index: printed, fileCount: inputs.count))
+                frameID += 1
+                try session.send(.frame(Frame(frameID: frameID, image: page.image, orientation: orientation)))
+                let result = try awaitResult(frameID, session: session)
+                progress.print(printer.render(result, file: input.name, fileIndex: index, page: page.number))
+                switch result.status {
+                case .recognized, .skipped:
+                    if result.status == .skipped {
+                        let why =
+                            result.skipReason == .moving
+                            ? "the camera is moving" : "it barely differs from the previous image"
+                        progress.printError(
+                            "legible: \(name): skipped (\(why)); the previous text is shown. --recognize-unchanged reads every image.\n"
+                        )
+                    }
+                    if let path = annotations[index].map({ Self.annotationPath($0, page: page.number) }) {
+                        do {
+                            try Annotator.annotate(page.image, sentOrientation: orientation, result: result, to: path)
+                        } catch {
+                            failures += 1
+                            progress.printError("legible: \(name): \(error.message)\n")
+                        }
+                    }
+                case .failed, .dropped:
+                    failures += 1
+                    let reason = result.error?.description ?? "dropped by the server"
+                    progress.printError("legible: \(name): \(reason)\n")
                 }
+            }
+            if readingEveryPage {
+                try session.send(.update(UpdateSession(options: options)))
+                readingEveryPage = false
             }
         }
         session.end()
         return failures == 0 ? .success : .failure
+    }
+
+    /// Where the annotation of one page goes: `path` itself for a single image, else the page
+    /// number before the extension (`boxes.png` → `boxes-page2.png`).
+    static func annotationPath(_ path: String, page: Int?) -> String {
+        guard let page else { return path }
+        let ext = (path as NSString).pathExtension
+        let stem = (path as NSString).deletingPathExtension
+        return stem + "-page\(page)" + (ext.isEmpty ? "" : "." + ext)
     }
 
     /// Reads messages until the result of `frameID`.

@@ -13,6 +13,10 @@ enum JSONValue {
     case number(Float)
     case bool(Bool)
 
+    /// A 64-bit integer field: protobuf's JSON mapping writes `int64` and `uint64` as decimal
+    /// strings (JavaScript's numbers lose integers above 2^53).
+    static func int64(_ value: UInt64) -> JSONValue { .string(String(value)) }
+
     /// Compact JSON text on one line.
     var text: String {
         var out = ""
@@ -26,7 +30,7 @@ enum JSONValue {
             out += "{"
             for (index, (key, value)) in members.enumerated() {
                 if index > 0 { out += "," }
-                JSONText.append(key, to: &out)
+                Self.append(key, to: &out)
                 out += ":"
                 value.write(to: &out)
             }
@@ -38,24 +42,65 @@ enum JSONValue {
                 value.write(to: &out)
             }
             out += "]"
-        case .string(let string): JSONText.append(string, to: &out)
+        case .string(let string): Self.append(string, to: &out)
         case .integer(let value): out += String(value)
         case .unsigned(let value): out += String(value)
-        // Float's description is the shortest text that reads back as the same Float ("0.96",
-        // not 0.9599999785…); JSON has no NaN or infinity.
-        case .number(let value): out += value.isFinite ? "\(value)" : "0"
+        case .number(let value): out += Self.floatText(value)
         case .bool(let value): out += value ? "true" : "false"
         }
     }
+
+    /// `text` as a JSON string literal on one line: besides what JSON must escape (quote,
+    /// backslash, controls), the characters other than `\n` that split lines for some readers
+    /// (U+0085, U+2028, U+2029: Python's `str.splitlines`, JavaScript before ES2019) are
+    /// written as `\u` escapes, so that JSON Lines stay one result per line for every reader.
+    static func append(_ text: String, to out: inout String) {
+        out += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _
+            where scalar.value < 0x20 || scalar.value == 0x85 || scalar.value == 0x2028 || scalar.value == 0x2029:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+
+    /// A `float` field as protobuf's JSON mapping writes it: a number, or the strings "NaN",
+    /// "Infinity" and "-Infinity" (JSON has no such numbers).
+    ///
+    /// Float's description is the shortest text that reads back as the same Float ("0.96",
+    /// not 0.9599999785…). Only at ±`greatestFiniteMagnitude` does that text ("3.4028235e+38")
+    /// read back, as a double, above the largest float, which parsers refuse; there the exact
+    /// value is written.
+    static func floatText(_ value: Float) -> String {
+        if value.isNaN { return "\"NaN\"" }
+        if value.isInfinite { return value > 0 ? "\"Infinity\"" : "\"-Infinity\"" }
+        let short = "\(value)"
+        if let back = Double(short), abs(back) > Double(Float.greatestFiniteMagnitude) { return "\(Double(value))" }
+        return short
+    }
 }
 
-/// `FrameResult` as JSON with the proto's field names (protobuf's JSON mapping with
-/// `preserving_proto_field_name`): enums by their proto names, every scalar field printed even
-/// at its default, message fields only when set, 64-bit integers as numbers.
+/// `FrameResult` as protobuf's JSON mapping writes it with `preserving_proto_field_name`
+/// (what `json_format.MessageToJson(message, preserving_proto_field_name=True,
+/// always_print_fields_with_no_presence=True)` prints, and `json_format.Parse` reads back into
+/// the same message): the proto's field names in the proto's order; enums by their value
+/// names; `int64`/`uint64` as decimal strings, `int32`/`uint32` as numbers; `float` as the
+/// shortest number that reads back (or "NaN", "Infinity", "-Infinity"); repeated fields as
+/// arrays, always printed; scalars printed even at their defaults; message fields only when
+/// set. `corner_points` come from each frame, as the server makes them.
 enum ResultJSON {
     static func frameResult(_ result: FrameResult) -> JSONValue {
         var members: [(String, JSONValue)] = [
-            ("frame_id", .unsigned(result.frameID)),
+            ("frame_id", .int64(result.frameID)),
             ("status", .string(statusName(result.status))),
         ]
         if let text = result.text { members.append(("text", self.text(text))) }
@@ -64,7 +109,7 @@ enum ResultJSON {
                 (
                     "timing",
                     .object([
-                        ("client_timestamp_us", .unsigned(timing.clientTimestampMicros)),
+                        ("client_timestamp_us", .int64(timing.clientTimestampMicros)),
                         ("queue_us", .unsigned(UInt64(timing.queueMicros))),
                         ("decode_us", .unsigned(UInt64(timing.decodeMicros))),
                         ("recognize_us", .unsigned(UInt64(timing.recognizeMicros))),
@@ -77,9 +122,9 @@ enum ResultJSON {
                 (
                     "changes",
                     .object([
-                        ("added", .array(changes.added.map(JSONValue.unsigned))),
-                        ("changed", .array(changes.changed.map(JSONValue.unsigned))),
-                        ("removed", .array(changes.removed.map(JSONValue.unsigned))),
+                        ("added", .array(changes.added.map(JSONValue.int64))),
+                        ("changed", .array(changes.changed.map(JSONValue.int64))),
+                        ("removed", .array(changes.removed.map(JSONValue.int64))),
                     ])
                 ))
         }
@@ -104,7 +149,11 @@ enum ResultJSON {
                     .object([
                         ("orientation", .string(orientationName(orientation.orientation))),
                         ("source", .string(sourceName(orientation.source))),
-                        ("osd_rotation_degrees", .integer(Int64(orientation.osdRotationDegrees))),
+                        // uint32: a number. The model keeps it as an Int; the wire has no negative.
+                        (
+                            "osd_rotation_degrees",
+                            .unsigned(UInt64(UInt32(truncatingIfNeeded: orientation.osdRotationDegrees)))
+                        ),
                         ("osd_confidence", .number(orientation.osdConfidence)),
                     ])
                 ))
@@ -121,7 +170,7 @@ enum ResultJSON {
     static func error(_ error: WireError) -> JSONValue {
         .object([
             ("code", .integer(Int64(error.code))), ("message", .string(error.message)),
-            ("frame_id", .unsigned(error.frameID)), ("fatal", .bool(error.fatal)),
+            ("frame_id", .int64(error.frameID)), ("fatal", .bool(error.fatal)),
         ])
     }
 
@@ -129,14 +178,14 @@ enum ResultJSON {
         .object([
             ("text", .string(text.text)),
             ("blocks", .array(text.blocks.map(block))),
-            ("image_width", .integer(Int64(text.imageWidth))),
-            ("image_height", .integer(Int64(text.imageHeight))),
+            ("image_width", .unsigned(UInt64(UInt32(truncatingIfNeeded: text.imageWidth)))),
+            ("image_height", .unsigned(UInt64(UInt32(truncatingIfNeeded: text.imageHeight)))),
             (
                 "entities",
                 .array(
                     text.entities.map { entity in
                         .object([
-                            ("kind", .string("ENTITY_KIND_" + entity.kind.description.uppercased())),
+                            ("kind", .string(entityKindName(entity.kind))),
                             ("text", .string(entity.text)),
                             ("frames", .array(entity.frames.map(rect))),
                         ])
@@ -145,7 +194,8 @@ enum ResultJSON {
         ])
     }
 
-    /// The members every level of the tree shares, in the proto's order.
+    /// The members every level of the tree shares, in the proto's order (`TextSymbol` has no
+    /// `recognized_languages`: nil leaves it out).
     private static func common(_ text: String, _ frame: Rect, _ confidence: Float, _ languages: [String]?)
         -> [(String, JSONValue)]
     {
@@ -177,7 +227,7 @@ enum ResultJSON {
         .object(
             common(line.text, line.frame, line.confidence, line.recognizedLanguages) + [
                 ("elements", .array(line.elements.map(element))),
-                ("track_id", .unsigned(line.trackID)),
+                ("track_id", .int64(line.trackID)),
                 ("stable_frames", .unsigned(UInt64(line.stableFrames))),
             ])
     }
@@ -215,11 +265,7 @@ enum ResultJSON {
     }
 
     static func recognizedBreak(_ brk: RecognizedBreak) -> JSONValue {
-        let names: [RecognizedBreak.Kind: String] = [
-            .unknown: "UNKNOWN", .space: "SPACE", .sureSpace: "SURE_SPACE", .eolSureSpace: "EOL_SURE_SPACE",
-            .hyphen: "HYPHEN", .lineBreak: "LINE_BREAK",
-        ]
-        return .object([("type", .string("BREAK_TYPE_" + names[brk.kind]!)), ("is_prefix", .bool(brk.isPrefix))])
+        .object([("type", .string(breakTypeName(brk.kind))), ("is_prefix", .bool(brk.isPrefix))])
     }
 
     static func rect(_ r: Rect) -> JSONValue {
@@ -229,7 +275,7 @@ enum ResultJSON {
         ])
     }
 
-    // MARK: Enum names, as in legible.proto
+    // MARK: Enum value names, as in legible.proto
 
     static func statusName(_ status: FrameStatus) -> String {
         switch status {
@@ -257,7 +303,16 @@ enum ResultJSON {
     }
 
     static func orientationName(_ orientation: Orientation) -> String {
-        "ORIENTATION_" + orientation.cliName.uppercased().replacingOccurrences(of: "-", with: "_")
+        switch orientation {
+        case .up: "ORIENTATION_UP"
+        case .upMirrored: "ORIENTATION_UP_MIRRORED"
+        case .down: "ORIENTATION_DOWN"
+        case .downMirrored: "ORIENTATION_DOWN_MIRRORED"
+        case .leftMirrored: "ORIENTATION_LEFT_MIRRORED"
+        case .right: "ORIENTATION_RIGHT"
+        case .rightMirrored: "ORIENTATION_RIGHT_MIRRORED"
+        case .left: "ORIENTATION_LEFT"
+        }
     }
 
     static func sourceName(_ source: OrientationSource) -> String {
@@ -266,6 +321,27 @@ enum ResultJSON {
         case .exif: "ORIENTATION_SOURCE_EXIF"
         case .default: "ORIENTATION_SOURCE_DEFAULT"
         case .osd: "ORIENTATION_SOURCE_OSD"
+        }
+    }
+
+    static func entityKindName(_ kind: EntityKind) -> String {
+        switch kind {
+        case .phoneNumber: "ENTITY_KIND_PHONE_NUMBER"
+        case .emailAddress: "ENTITY_KIND_EMAIL_ADDRESS"
+        case .url: "ENTITY_KIND_URL"
+        case .date: "ENTITY_KIND_DATE"
+        case .paymentCard: "ENTITY_KIND_PAYMENT_CARD"
+        }
+    }
+
+    static func breakTypeName(_ kind: RecognizedBreak.Kind) -> String {
+        switch kind {
+        case .unknown: "BREAK_TYPE_UNKNOWN"
+        case .space: "BREAK_TYPE_SPACE"
+        case .sureSpace: "BREAK_TYPE_SURE_SPACE"
+        case .eolSureSpace: "BREAK_TYPE_EOL_SURE_SPACE"
+        case .hyphen: "BREAK_TYPE_HYPHEN"
+        case .lineBreak: "BREAK_TYPE_LINE_BREAK"
         }
     }
 }

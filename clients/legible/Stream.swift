@@ -70,7 +70,17 @@ enum StreamCommand {
             throw .usage("no JPEG or PNG images in \(parsed.positionals.joined(separator: " "))")
         }
         var frames: [InputImage] = []
-        for file in files { frames.append(try InputImage(file)) }
+        for file in files {
+            let input = try InputImage(file)
+            // A camera sends what it captured as it is: decoding a TIFF or a GIF at --fps would
+            // time the client, not the server.
+            guard input.format.wireEncoding != nil else {
+                throw .input(
+                    "\(file): a \(input.format) image; stream sends JPEG and PNG files as they are "
+                        + "(legible recognize reads \(input.format) too)")
+            }
+            frames.append(input)
+        }
 
         let start = StartSession(clientName: clientName, options: options)
         let connection: LiveConnection
@@ -245,8 +255,9 @@ final class Streamer {
             say("legible: \(error.message)\n", error: true)
             return
         }
+        // `run` let JPEG and PNG files through only.
         let frame = Frame(
-            frameID: nextFrameID, image: EncodedImage(encoding: frames[index].encoding, data: data),
+            frameID: nextFrameID, image: EncodedImage(encoding: frames[index].format.wireEncoding ?? .jpeg, data: data),
             orientation: orientation)
         do {
             guard try connection.offerFrame(frame) else {

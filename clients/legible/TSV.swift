@@ -14,14 +14,16 @@ enum TesseractTSV {
     static let header =
         "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n"
 
-    static func render(_ text: RecognizedText) -> String {
-        var out = header
+    /// The rows of one page (`page_num` = `page`), after the header line when `withHeader`
+    /// (tesseract prints it once, before a multi-page TIFF's first page).
+    static func render(_ text: RecognizedText, page: Int = 1, withHeader: Bool = true) -> String {
+        var out = withHeader ? header : ""
         func row(
             _ level: Int, _ block: Int, _ paragraph: Int, _ line: Int, _ word: Int, _ box: Rect, _ conf: String,
             _ text: String
         ) {
             out +=
-                "\(level)\t1\t\(block)\t\(paragraph)\t\(line)\t\(word)\t\(box.x)\t\(box.y)\t\(box.width)\t\(box.height)\t\(conf)\t\(clean(text))\n"
+                "\(level)\t\(page)\t\(block)\t\(paragraph)\t\(line)\t\(word)\t\(box.x)\t\(box.y)\t\(box.width)\t\(box.height)\t\(conf)\t\(clean(text))\n"
         }
         row(1, 0, 0, 0, 0, Rect(x: 0, y: 0, width: Int32(text.imageWidth), height: Int32(text.imageHeight)), "-1", "")
         for (blockIndex, block) in text.blocks.enumerated() {

@@ -23,7 +23,8 @@ do {
 } catch {
     if error.code == .usage {
         let path = parsed.commandPath.joined(separator: " ")
-        StandardStream.error.write("Error: \(error.message)\n  See '\(path) --help' for more information.\n")
+        let hint = error.pointsToHelp ? "  See '\(path) --help' for more information.\n" : ""
+        StandardStream.error.write("Error: \(error.message)\n" + hint)
         exit(error.code.rawValue)
     }
     fail(error.message, code: error.code)

@@ -104,7 +104,7 @@ def test_json_is_the_frame_result_with_protocol_names(server):
     out = run("recognize", "--server", server.address, "--format", "json", "--max-candidates", "2", "--symbols", LABEL)
     assert out.returncode == 0, out.stderr
     (result,) = [json.loads(line) for line in out.stdout.splitlines()]
-    assert result["file"] == LABEL and result["frame_id"] == 1 and result["status"] == "FRAME_STATUS_RECOGNIZED"
+    assert result["file"] == LABEL and result["frame_id"] == "1" and result["status"] == "FRAME_STATUS_RECOGNIZED"
     text = result["text"]
     assert (text["image_width"], text["image_height"]) == (640, 480)
     assert text["text"].splitlines() == truth_lines("label-640x480.json")
@@ -172,7 +172,7 @@ def test_several_files_in_each_format(server):
     assert f"\n\n==> {CAMERA} <==\nFresh Organic Coffee Beans 500g\n" in text.stdout
     js = run("recognize", "--server", server.address, "--format", "json", *files)
     results = [json.loads(line) for line in js.stdout.splitlines()]
-    assert [r["file"] for r in results] == files and [r["frame_id"] for r in results] == [1, 2]
+    assert [r["file"] for r in results] == files and [r["frame_id"] for r in results] == ["1", "2"]
     tsv = run("recognize", "--server", server.address, "--format", "tsv", *files)
     blocks = tsv.stdout.split("# ")[1:]
     assert tsv.stdout.startswith("# ") and [b.split("\n")[0] for b in blocks] == files
@@ -252,7 +252,7 @@ def test_exit_codes(server, tmp_path):
     assert f"{corrupt}: INVALID_ARGUMENT: JPEG does not decode" in bad.stderr
     assert bad.stdout.splitlines()[-3:] == truth_lines("label-640x480.json")   # the good file is still read
     not_image = run("recognize", "--server", server.address, os.path.join(FIXTURES, "not-a-jpeg.jpg"))
-    assert not_image.returncode == 64 and "not-a-jpeg.jpg: not a JPEG or PNG image" in not_image.stderr
+    assert not_image.returncode == 64 and "not-a-jpeg.jpg: not an image" in not_image.stderr
     missing = run("recognize", "--server", server.address, str(tmp_path / "nope.jpg"))
     assert missing.returncode == 64 and "nope.jpg" in missing.stderr
     unreachable = run("recognize", "--server", "unix:/nonexistent/x.sock", LABEL)
