@@ -196,15 +196,15 @@ enum ResultJSON {
 
     /// The members every level of the tree shares, in the proto's order (`TextSymbol` has no
     /// `recognized_languages`: nil leaves it out).
-    private static func common(_ text: String, _ frame: Rect, _ confidence: Float, _ languages: [String]?)
-        -> [(String, JSONValue)]
-    {
+    private static func common(
+        _ text: String, _ frame: Rect, _ corners: [Point], _ confidence: Float, _ languages: [String]?
+    ) -> [(String, JSONValue)] {
         var members: [(String, JSONValue)] = [
             ("text", .string(text)), ("frame", rect(frame)),
             (
                 "corner_points",
                 .array(
-                    frame.cornerPoints.map { .object([("x", .integer(Int64($0.x))), ("y", .integer(Int64($0.y)))]) })
+                    corners.map { .object([("x", .integer(Int64($0.x))), ("y", .integer(Int64($0.y)))]) })
             ),
             ("confidence", .number(confidence)),
         ]
@@ -217,7 +217,7 @@ enum ResultJSON {
 
     static func block(_ block: TextBlock) -> JSONValue {
         .object(
-            common(block.text, block.frame, block.confidence, block.recognizedLanguages) + [
+            common(block.text, block.frame, block.cornerPoints, block.confidence, block.recognizedLanguages) + [
                 ("lines", .array(block.lines.map(line))),
                 ("paragraphs", .array(block.paragraphs.map(paragraph))),
             ])
@@ -225,7 +225,7 @@ enum ResultJSON {
 
     static func line(_ line: TextLine) -> JSONValue {
         .object(
-            common(line.text, line.frame, line.confidence, line.recognizedLanguages) + [
+            common(line.text, line.frame, line.cornerPoints, line.confidence, line.recognizedLanguages) + [
                 ("elements", .array(line.elements.map(element))),
                 ("track_id", .int64(line.trackID)),
                 ("stable_frames", .unsigned(UInt64(line.stableFrames))),
@@ -234,7 +234,9 @@ enum ResultJSON {
 
     static func paragraph(_ paragraph: TextParagraph) -> JSONValue {
         var members =
-            common(paragraph.text, paragraph.frame, paragraph.confidence, paragraph.recognizedLanguages) + [
+            common(
+                paragraph.text, paragraph.frame, paragraph.cornerPoints, paragraph.confidence,
+                paragraph.recognizedLanguages) + [
                 ("words", .array(paragraph.words.map(element)))
             ]
         if let brk = paragraph.recognizedBreak { members.append(("recognized_break", recognizedBreak(brk))) }
@@ -243,7 +245,8 @@ enum ResultJSON {
 
     static func element(_ element: TextElement) -> JSONValue {
         var members =
-            common(element.text, element.frame, element.confidence, element.recognizedLanguages) + [
+            common(element.text, element.frame, element.cornerPoints, element.confidence, element.recognizedLanguages)
+            + [
                 ("symbols", .array(element.symbols.map(symbol))),
                 ("candidates", .array(element.candidates.map(candidate))),
             ]
@@ -253,7 +256,7 @@ enum ResultJSON {
 
     static func symbol(_ symbol: TextSymbol) -> JSONValue {
         var members =
-            common(symbol.text, symbol.frame, symbol.confidence, nil) + [
+            common(symbol.text, symbol.frame, symbol.cornerPoints, symbol.confidence, nil) + [
                 ("candidates", .array(symbol.candidates.map(candidate)))
             ]
         if let brk = symbol.recognizedBreak { members.append(("recognized_break", recognizedBreak(brk))) }
