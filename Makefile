@@ -40,7 +40,7 @@ python-proto: ## Generate the Python protobuf code from Protos/ (never edited by
 	protoc --proto_path=Protos --python_out=$(PY_PROTO_OUT) legible/v1/legible.proto
 	@touch $(PY_PROTO_OUT)/__init__.py $(PY_PROTO_OUT)/legible/__init__.py $(PY_PROTO_OUT)/legible/v1/__init__.py
 
-SWIFT_SOURCES := Sources Tests clients/legible clients/legible-load bench/legible-floor fuzz
+SWIFT_SOURCES := Sources Tests clients/legible clients/legible-load bench/legible-floor bench/legible-detect fuzz
 
 format: ## Format every Swift file with the checked-in .swift-format.
 	swift format format --in-place --recursive --configuration .swift-format $(SWIFT_SOURCES)

@@ -106,6 +106,14 @@ let package = Package(
             name: "legible-floor",
             dependencies: ["LegibleImaging", "LegibleTesseract", "LegibleCommandLine", "LegibleCore", "CLeptonica"],
             path: "bench/legible-floor", swiftSettings: strict),
+        // The text detector per input size: ms per step, RSS, recall and precision.
+        .executableTarget(
+            name: "legible-detect",
+            dependencies: [
+                "LegibleDetection", "LegibleImaging", "LegibleTesseract", "LegibleCommandLine", "LegibleCore",
+                "CTurboJPEG",
+            ],
+            path: "bench/legible-detect", swiftSettings: strict),
 
         // Fakes for tests: manual clock, simulated engine pool.
         .target(name: "LegibleTesting", dependencies: ["LegibleCore", "LegibleSessions"], swiftSettings: strict),
