@@ -10,6 +10,7 @@ the same Pillow and fonts). Needs Pillow, fonts-dejavu-core and fonts-noto-cjk.
 Each `NAME.png` has a `NAME.json`:
     {"width": W, "height": H,
      "lines": [{"text": "...", "angle": DEGREES, "corners": [[x, y], [x, y], [x, y], [x, y]]}]}
+(bench frames mark colour lines whose gray is within 20 of the background's "low_gray_contrast").
 `corners` is the line's ink box (Pillow's `font.getbbox` of the whole line) turned with the
 text, clockwise from the top-left of the text as read, in image pixels (x right, y down). A
 positive angle turns the text counter-clockwise on screen (the line rises to the right).
@@ -68,9 +69,10 @@ def overlaps(box, boxes, margin=6):
 
 
 def place_lines(image, rng, specs, tries=400):
-    """Pastes each (text, font, angle, ink) at a random free place; returns the truth lines."""
+    """Pastes each (text, font, angle, ink[, low_gray_contrast]) at a random free place; returns
+    the truth lines."""
     placed, truth = [], []
-    for text, font, angle, ink in specs:
+    for text, font, angle, ink, *flags in specs:
         layer, corners = rotated_line(text, font, angle, ink)
         for _ in range(tries):
             x = rng.randint(4, max(4, image.width - layer.width - 4))
@@ -82,13 +84,11 @@ def place_lines(image, rng, specs, tries=400):
             continue  # no room: the line is left out (and out of the truth)
         image.paste(layer, (x, y), layer)
         placed.append(box)
-        truth.append(
-            {
-                "text": text,
-                "angle": angle,
-                "corners": [[round(x + cx, 1), round(y + cy, 1)] for cx, cy in corners],
-            }
-        )
+        line = {"text": text, "angle": angle, "corners": [[round(x + cx, 1), round(y + cy, 1)] for cx, cy in corners]}
+        if flags and flags[0]:
+            # Colour text of nearly the background's gray: a gray detector cannot see it.
+            line["low_gray_contrast"] = True
+        truth.append(line)
     return truth
 
 
@@ -253,7 +253,8 @@ def bench_frames(folder, count=24):
             angle = rng.choice((0, 0, 0, 0, 5, -5, 12, -12, 20, -20, 30, -30))
             background = image.getpixel((width // 2, height // 2))
             luminance = luma(background)
-            if rng.random() < 0.2:
+            low = rng.random() < 0.2
+            if low:
                 # Colour text whose gray differs little from the background's: what gray loses.
                 ink = isoluminant(background, rng)
             elif luminance > 128:
@@ -261,7 +262,7 @@ def bench_frames(folder, count=24):
             else:
                 ink = tuple(rng.randint(190, 255) for _ in range(3))
             font = ImageFont.truetype(rng.choice(fonts), size)
-            specs.append((sentence(rng, rng.randint(1, 5)), font, angle, ink))
+            specs.append((sentence(rng, rng.randint(1, 5)), font, angle, ink, low))
         truth = place_lines(image, rng, specs)
         write(folder, f"frame-{index:02d}", camera_like(image, rng, blur=rng.uniform(0.5, 1.2)), truth, jpeg=True)
     for index in range(4):

@@ -84,26 +84,31 @@ struct Sample {
     var gray: GrayImage
     var bgr: (pixels: [UInt8], width: Int, height: Int)?
     var truth: [DetectedLine]
+    /// Indices of true lines in colour whose gray is nearly the background's ("low_gray_contrast").
+    var lowGrayContrast: Set<Int>
 }
 
-func truthLines(for path: String) -> [DetectedLine] {
+func truthLines(for path: String) -> (lines: [DetectedLine], lowGrayContrast: Set<Int>) {
     let json = (path as NSString).deletingPathExtension + ".json"
     guard let data = FileManager.default.contents(atPath: json),
         let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
         let lines = document["lines"] as? [[String: Any]]
-    else { return [] }
-    return lines.compactMap { line in
-        if let corners = line["corners"] as? [[Double]] {
-            return DetectedLine(
-                corners: corners.map { Point(x: Int32($0[0].rounded()), y: Int32($0[1].rounded())) }, score: 1)
-        }
-        if let box = line["box"] as? [Int] {
-            return DetectedLine(
-                corners: Rect(x: Int32(box[0]), y: Int32(box[1]), width: Int32(box[2]), height: Int32(box[3]))
-                    .cornerPoints, score: 1)
-        }
-        return nil
+    else { return ([], []) }
+    let low = Set(lines.indices.filter { lines[$0]["low_gray_contrast"] as? Bool == true })
+    return (lines.compactMap(truthLine), low)
+}
+
+func truthLine(_ line: [String: Any]) -> DetectedLine? {
+    if let corners = line["corners"] as? [[Double]] {
+        return DetectedLine(
+            corners: corners.map { Point(x: Int32($0[0].rounded()), y: Int32($0[1].rounded())) }, score: 1)
     }
+    if let box = line["box"] as? [Int] {
+        return DetectedLine(
+            corners: Rect(x: Int32(box[0]), y: Int32(box[1]), width: Int32(box[2]), height: Int32(box[3]))
+                .cornerPoints, score: 1)
+    }
+    return nil
 }
 
 func decodeBGR(_ data: [UInt8]) -> (pixels: [UInt8], width: Int, height: Int)? {
@@ -134,7 +139,9 @@ for path in files {
     do {
         let gray = try imager.decode(EncodedImage(encoding: encoding, data: data), maxPixels: 40_000_000)
         let bgr = parsed.flag("colour") && encoding == .jpeg ? decodeBGR(data) : nil
-        samples.append(Sample(path: path, gray: gray, bgr: bgr, truth: truthLines(for: path)))
+        let truth = truthLines(for: path)
+        samples.append(
+            Sample(path: path, gray: gray, bgr: bgr, truth: truth.lines, lowGrayContrast: truth.lowGrayContrast))
     } catch {
         fail("\(path): \(error)", code: .failure)
     }
@@ -164,11 +171,15 @@ struct Score {
     var matchedFound = 0
     var emptyFrameBoxes = 0
     var emptyFrames = 0
+    /// Without the true lines of low gray contrast (and the lines found on them).
+    var visibleTruth = 0
+    var visibleMatched = 0
+    var visibleRecall: Double { visibleTruth > 0 ? Double(visibleMatched) / Double(visibleTruth) : 1 }
     var recall: Double { truth > 0 ? Double(matchedTruth) / Double(truth) : 1 }
     var precision: Double { found > 0 ? Double(matchedFound) / Double(found) : 1 }
 
     /// One-to-one greedy matching, best overlap first, at IoU >= 0.5.
-    mutating func add(found lines: [DetectedLine], truth expected: [DetectedLine]) {
+    mutating func add(found lines: [DetectedLine], truth expected: [DetectedLine], lowGrayContrast: Set<Int> = []) {
         if expected.isEmpty {
             emptyFrames += 1
             emptyFrameBoxes += lines.count
@@ -190,12 +201,15 @@ struct Score {
         }
         matchedTruth += usedTruth.count
         matchedFound += usedFound.count
+        visibleTruth += expected.count - lowGrayContrast.count
+        visibleMatched += usedTruth.subtracting(lowGrayContrast).count
     }
 }
 
 func describe(_ score: Score) -> String {
     "recall \(fixed(score.recall, 3)) (\(score.matchedTruth)/\(score.truth)), precision \(fixed(score.precision, 3)) "
-        + "(\(score.matchedFound)/\(score.found)), boxes on \(score.emptyFrames) text-free frames: \(score.emptyFrameBoxes)"
+        + "(\(score.matchedFound)/\(score.found)), boxes on \(score.emptyFrames) text-free frames: \(score.emptyFrameBoxes); "
+        + "recall without low-gray-contrast lines \(fixed(score.visibleRecall, 3)) (\(score.visibleMatched)/\(score.visibleTruth))"
 }
 
 func json(_ lines: [DetectedLine]) -> String {
@@ -246,10 +260,10 @@ for side in sides {
             }
             let size = TextDetector.inputSize(width: sample.gray.width, height: sample.gray.height, maxSide: side)
             inputSizes.insert("\(size.width)x\(size.height)")
-            score.add(found: lines, truth: sample.truth)
+            score.add(found: lines, truth: sample.truth, lowGrayContrast: sample.lowGrayContrast)
             if parsed.flag("per-file") {
                 var one = Score()
-                one.add(found: lines, truth: sample.truth)
+                one.add(found: lines, truth: sample.truth, lowGrayContrast: sample.lowGrayContrast)
                 say("  \(side) \(sample.path): \(fixed(median(totals))) ms, \(describe(one))")
             }
             if parsed.flag("print-lines") {
@@ -258,8 +272,8 @@ for side in sides {
             if let bgr = sample.bgr {
                 let colourLines = try detector.detect(
                     bgr: bgr.pixels, width: bgr.width, height: bgr.height, bytesPerRow: bgr.width * 3)
-                colourScore.add(found: colourLines, truth: sample.truth)
-                grayOnColourFiles.add(found: lines, truth: sample.truth)
+                colourScore.add(found: colourLines, truth: sample.truth, lowGrayContrast: sample.lowGrayContrast)
+                grayOnColourFiles.add(found: lines, truth: sample.truth, lowGrayContrast: sample.lowGrayContrast)
             }
         }
     } catch {
