@@ -180,7 +180,7 @@ public struct DBPostprocessor {
             // |(x - cx)·a + dy·b| ≤ half, for (a, b) = u and = v: each an interval of x.
             var low = -Double.infinity
             var high = Double.infinity
-            for (axis, half) in [(u, halfWidth), (v, halfHeight)] {
+            func narrow(_ axis: PointD, _ half: Double) {
                 let offset = dy * axis.y
                 if abs(axis.x) < 1e-12 {
                     if abs(offset) > half {
@@ -194,6 +194,8 @@ public struct DBPostprocessor {
                     high = min(high, max(a, b))
                 }
             }
+            narrow(u, halfWidth)
+            narrow(v, halfHeight)
             guard low <= high else { continue }
             let first = max(0, Int((low + rectangle.center.x).rounded(.up)))
             let last = min(width - 1, Int((high + rectangle.center.x).rounded(.down)))

@@ -11,6 +11,9 @@ internal import LegibleCore
 struct Resampler {
     static let mean: [Float] = [0.485, 0.456, 0.406]
     static let standardDeviation: [Float] = [0.229, 0.224, 0.225]
+    /// (g / 255 - mean) / std = g × scale + offset, per channel.
+    static let scale = standardDeviation.map { 1 / (255 * $0) }
+    static let offset = zip(mean, standardDeviation).map { -$0 / $1 }
 
     private var sourceSize = (width: -1, height: -1)
     private var targetSize = (width: -1, height: -1)
@@ -44,9 +47,7 @@ struct Resampler {
     mutating func write(_ image: GrayImage, to shape: InputShape, into planes: UnsafeMutablePointer<Float>) {
         prepare(width: image.width, height: image.height, shape: shape)
         let planeSize = shape.width * shape.height
-        // (g / 255 - mean) / std = g * a + b
-        let a = Self.standardDeviation.map { 1 / (255 * $0) }
-        let b = zip(Self.mean, Self.standardDeviation).map { -$0 / $1 }
+        let (a, b) = (Self.scale, Self.offset)
         let (a0, a1, a2, b0, b1, b2) = (a[0], a[1], a[2], b[0], b[1], b[2])
         let stride = image.bytesPerRow
         image.pixels.withUnsafeBufferPointer { pixels in
