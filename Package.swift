@@ -10,6 +10,9 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// Where scripts/install-openvino.sh puts OpenVINO's libraries (the version is pinned there).
+let openVINOLibraries = "/usr/local/lib/legible/openvino-2026.4.1/lib"
+
 let package = Package(
     name: "Legible",
     products: [
@@ -33,6 +36,9 @@ let package = Package(
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
         // epoll, eventfd, signalfd: Linux headers the Glibc module leaves out.
         .systemLibrary(name: "CLinux"),
+        // OpenVINO's C runtime from its pinned PyPI wheel (scripts/install-openvino.sh, run by
+        // make deps), which also writes legible-openvino.pc. No Debian package carries it.
+        .systemLibrary(name: "COpenVINO", pkgConfig: "legible-openvino"),
         // Checked-in protoc-c output (scripts/generate-protos.sh); never edited by hand.
         .target(
             name: "LegibleProtoC", dependencies: ["CProtobufC"],
@@ -59,16 +65,25 @@ let package = Package(
         .target(
             name: "LegibleTesseract", dependencies: ["LegibleCore", "CTesseract", "CLeptonica"],
             swiftSettings: strict),
+        // The text-line detector (PP-OCRv4 through OpenVINO). The wheel's libraries are not on
+        // the loader's path: the rpath goes into every program that links this target, because
+        // SwiftPM rejects the -Wl flags a .pc file would carry.
+        .target(
+            name: "LegibleDetection", dependencies: ["LegibleCore", "COpenVINO"], swiftSettings: strict,
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", openVINOLibraries])]),
 
         // Reading the lines a detector found: rectify, recognize each line, reading order.
-        .target(name: "LegibleReading", dependencies: ["LegibleCore", "LegibleImaging"], swiftSettings: strict),
+        .target(
+            name: "LegibleReading", dependencies: ["LegibleCore", "LegibleImaging", "LegibleDetection"],
+            swiftSettings: strict),
 
         // Transport and wiring.
         .target(
             name: "LegibleServer",
             dependencies: [
                 "LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSessions", "LegibleImaging",
-                "LegibleTesseract", "LegibleReading", "LegibleEntities", "LegibleSockets", "LegibleMetrics",
+                "LegibleTesseract", "LegibleDetection", "LegibleReading", "LegibleEntities", "LegibleSockets",
+                "LegibleMetrics",
                 "CMicroHTTPD", "CLinux",
             ],
             swiftSettings: strict),
@@ -99,6 +114,14 @@ let package = Package(
             name: "legible-floor",
             dependencies: ["LegibleImaging", "LegibleTesseract", "LegibleCommandLine", "LegibleCore", "CLeptonica"],
             path: "bench/legible-floor", swiftSettings: strict),
+        // The text detector per input size: ms per step, RSS, recall and precision.
+        .executableTarget(
+            name: "legible-detect",
+            dependencies: [
+                "LegibleDetection", "LegibleImaging", "LegibleTesseract", "LegibleCommandLine", "LegibleCore",
+                "CTurboJPEG",
+            ],
+            path: "bench/legible-detect", swiftSettings: strict),
 
         // Fakes for tests: manual clock, simulated engine pool.
         .target(name: "LegibleTesting", dependencies: ["LegibleCore", "LegibleSessions"], swiftSettings: strict),
@@ -134,6 +157,9 @@ let package = Package(
             name: "LegibleReadingTests",
             dependencies: ["LegibleReading", "LegibleImaging", "LegibleTesseract", "LegibleCore"], swiftSettings: strict
         ),
+        .testTarget(
+            name: "LegibleDetectionTests", dependencies: ["LegibleDetection", "LegibleImaging", "LegibleCore"],
+            swiftSettings: strict),
         .testTarget(
             name: "LegibleFuzzRegressionTests", dependencies: ["LegibleFuzzHarness"], swiftSettings: strict),
     ],

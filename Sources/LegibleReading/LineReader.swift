@@ -1,19 +1,6 @@
 public import LegibleCore
 public import LegibleImaging
 
-/// A text line a detector found: its rotated box in the upright image and how sure the
-/// detector is that it holds text.
-public struct DetectedLine: Sendable, Hashable {
-    public var quad: Quad
-    /// The detector's box score, 0…1 (DB: the mean text probability inside the box).
-    public var score: Float
-
-    public init(quad: Quad, score: Float) {
-        self.quad = quad
-        self.score = score
-    }
-}
-
 /// Reads the lines a detector found, one by one, the way the phone SDKs do: each line is cut
 /// out, turned horizontal and made dark on light (`LineRectifier`), read alone by the
 /// script's recognizer in its single-line mode, mapped back into the upright image with its

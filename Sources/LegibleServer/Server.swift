@@ -1,6 +1,7 @@
 internal import CLinux
 internal import Glibc
 public import LegibleCore
+internal import LegibleDetection
 internal import LegibleImaging
 internal import LegibleSessions
 internal import LegibleSockets
@@ -319,6 +320,9 @@ public final class Server {
         let (tessdata, maxPixels, calibration) = (
             configuration.tessdata, configuration.maxPixels, configuration.calibrationDelay
         )
+        let detection =
+            configuration.detector == .ppOCRv4 && calibration == nil
+            ? (model: configuration.detectorModel, maxSide: configuration.detectorMaxSide) : nil
         let cancellation = RecognitionCancellation()
         let server = LoopBound(self, loop: loop)
         let thread = EngineThread<FramePipeline>(
@@ -330,8 +334,12 @@ public final class Server {
                     } else {
                         try TesseractEngine(tessdata: tessdata, key: id.key, cancellation: cancellation)
                     }
+                let lineDetector = try detection.map { (model, maxSide) throws(LegibleError) in
+                    try TextDetector(modelPath: model, options: TextDetector.Options(maxSide: maxSide))
+                }
                 return try FramePipeline(
-                    recognizer: engine, tessdata: tessdata, limits: ImageLimits(maxPixels: maxPixels))
+                    recognizer: engine, lineDetector: lineDetector, tessdata: tessdata,
+                    limits: ImageLimits(maxPixels: maxPixels))
             },
             onStart: { [loop] error in
                 let failure = error.map { ($0 as? LegibleError) ?? LegibleError(.internal, "engine did not start") }

@@ -1,5 +1,6 @@
 internal import Glibc
 public import LegibleCore
+internal import LegibleDetection
 internal import LegibleTesseract
 public import LegibleWire
 
@@ -48,6 +49,12 @@ public struct ServerConfiguration: Sendable {
     public var customEngineMegabytes: Int = 512
     /// Serve /metrics, /healthz and /readyz over HTTP here (`--metrics tcp:HOST:PORT`).
     public var metricsAddress: ServerAddress?
+    /// How text mode finds the lines it reads (`--detector`).
+    public var detector: LineDetectorChoice = .ppOCRv4
+    /// The PP-OCRv4 detection model (`--detector-model`).
+    public var detectorModel: String = TextDetector.defaultModelPath
+    /// The detector's input: frames are scaled so their long side is at most this.
+    public var detectorMaxSide: Int = 960
     /// Replace Tesseract with an engine that answers after exactly this long (checking load
     /// tools); nil for real recognition.
     public var calibrationDelay: Duration?
@@ -68,6 +75,9 @@ public struct ServerConfiguration: Sendable {
             ("auth-token-file", accessTokens.isRequired ? "\(accessTokens.count) token(s)" : ""),
             ("allow-unauthenticated-remote", allowUnauthenticatedRemote ? "true" : "false"),
             ("tessdata", tessdata),
+            ("detector", detector.rawValue),
+            ("detector-model", detectorModel),
+            ("detector-max-side", "\(detectorMaxSide)"),
             ("workers", "\(workers)"),
             ("replicas-per-script", "\(replicasPerScript)"),
             ("model", Script.allCases.map { "\($0)=\(models.model(for: $0))" }.joined(separator: " ")),
@@ -98,4 +108,13 @@ public struct ServerConfiguration: Sendable {
 
     /// The engine of the default script: loaded at start and kept loaded.
     var defaultKey: EngineKey { EngineKey(models: [models.model(for: .default)]) }
+}
+
+/// How text mode finds the lines of a frame.
+public enum LineDetectorChoice: String, Sendable, CaseIterable {
+    /// PP-OCRv4's text detector (OpenVINO): every line is cut out, turned horizontal and read
+    /// alone, and the lines are put in reading order.
+    case ppOCRv4 = "pp-ocrv4"
+    /// Tesseract's own page layout analysis on the whole frame (sparse text).
+    case tesseract
 }

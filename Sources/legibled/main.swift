@@ -41,6 +41,17 @@ let command = Command(
             "tessdata", valueName: "dir", help: "Folder of Tesseract models.",
             default: "$TESSDATA_PREFIX or the Debian path"),
         .value(
+            "detector", valueName: "name",
+            help:
+                "How text mode finds lines: pp-ocrv4 (a neural detector finds each line at any angle; each is read alone, in reading order) or tesseract (Tesseract's own layout analysis of the whole frame).",
+            default: "pp-ocrv4"),
+        .value(
+            "detector-model", valueName: "path", help: "PP-OCRv4's text detection model (ONNX).",
+            default: "/usr/local/share/legible/models/ch_PP-OCRv4_det_infer.onnx, installed by make deps"),
+        .value(
+            "detector-max-side", valueName: "px",
+            help: "The detector sees frames scaled to at most this long side (a multiple of 32).", default: "960"),
+        .value(
             "workers", valueName: "n", help: "Recognitions running at once across all scripts.",
             default: "the number of cores"),
         .value(
@@ -150,6 +161,19 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
         configuration.socketMode = mode
     }
     if parsed.isSet("tessdata") { configuration.tessdata = parsed.value("tessdata")! }
+    if parsed.isSet("detector") {
+        guard let choice = LineDetectorChoice(rawValue: parsed.value("detector")!) else {
+            throw LegibleError(.invalidArgument, "--detector takes pp-ocrv4 or tesseract")
+        }
+        configuration.detector = choice
+    }
+    if parsed.isSet("detector-model") { configuration.detectorModel = parsed.value("detector-model")! }
+    if parsed.isSet("detector-max-side") {
+        configuration.detectorMaxSide = try integer("detector-max-side", 32...4096)
+        guard configuration.detectorMaxSide % 32 == 0 else {
+            throw LegibleError(.invalidArgument, "--detector-max-side takes a multiple of 32, such as 960")
+        }
+    }
     if parsed.isSet("workers") { configuration.workers = try integer("workers", 1...1024) }
     if parsed.isSet("replicas-per-script") {
         configuration.replicasPerScript = try integer("replicas-per-script", 1...64)

@@ -48,7 +48,7 @@ private func detected(_ corners: [[Double]], margin: Double) -> DetectedLine {
         let y = corner[1] + alongSign * margin * uy / ul + downSign * margin * vy / vl
         return Point(x: Int32(x.rounded()), y: Int32(y.rounded()))
     }
-    return DetectedLine(quad: Quad(points)!, score: 0.9)
+    return DetectedLine(corners: points, score: 0.9)
 }
 
 private func cer(_ got: String, _ want: String) -> Double {
@@ -109,7 +109,7 @@ private func cer(_ got: String, _ want: String) -> Double {
 
     @Test func aStripOfBlankGroundReadsNothing() throws {
         let (image, _) = try load("label-level")
-        let blank = DetectedLine(quad: Quad(Rect(x: 20, y: 500, width: 300, height: 40)), score: 0.9)
+        let blank = DetectedLine(corners: Rect(x: 20, y: 500, width: 300, height: 40).cornerPoints, score: 0.9)
         let text = try Self.engine.withLock { engine in
             try LineReader().read(
                 image, lines: [blank], recognizer: engine, request: RecognitionRequest(maxCandidates: 2))

@@ -1,0 +1,375 @@
+internal import COpenVINO
+internal import Glibc
+public import LegibleCore
+
+/// Finds the text lines of a gray image with PP-OCRv4's detection model (DB) through OpenVINO's
+/// C API: one `TextDetector` per engine thread.
+///
+/// Owns an `ov_core_t`, the read `ov_model_t` and, per input shape, an `ov_compiled_model_t`
+/// with its `ov_infer_request_t` (`CompiledShape`), all freed in `deinit` only: Swift runs
+/// `deinit` when an init throws after every stored property is set, so freeing them in the
+/// init as well would free them twice. Not `Sendable`: like a Tesseract handle, it is created
+/// and used on one thread, and it infers on `Options.inferenceThreads` threads of its own
+/// (OpenVINO's `INFERENCE_NUM_THREADS`, 1 by default), so that N engines use N cores.
+///
+/// A frame's trip: the gray image is scaled (bilinear) so that its long side is at most
+/// `maxSide`, each side rounded to a multiple of 32, and written as 3 equal channels normalised
+/// as PaddleOCR does ((x / 255 − mean) / std, ImageNet's mean and std) straight into the
+/// request's input tensor; the model infers a probability map of the same size; DB's
+/// post-processing (`DBPostprocessor`) turns it into rotated boxes, mapped back to the image.
+public final class TextDetector {
+    /// How input shapes are compiled.
+    public enum ShapePolicy: Sendable, Hashable {
+        /// One model compiled with dynamic height and width, for every input.
+        case dynamic
+        /// The model reshaped to each input size and compiled for it, keeping the
+        /// `maximumCached` most recently used (a camera keeps its frame size).
+        case perInputSize(maximumCached: Int)
+    }
+
+    public struct Options: Sendable, Hashable {
+        /// The longest side of the model's input, in pixels (a multiple of 32). Larger images
+        /// are scaled down to it; smaller ones keep their size (rounded to multiples of 32).
+        public var maxSide: Int
+        /// OpenVINO's `INFERENCE_NUM_THREADS`.
+        public var inferenceThreads: Int
+        public var shapes: ShapePolicy
+        public var postprocessing: DBParameters
+
+        /// The defaults, chosen by measurement (bench/legible-detect on the detector fixtures,
+        /// camera-720p and 28 camera-like 1280x720 frames, one thread, Tesseract in the process):
+        ///
+        /// - `maxSide` 960: line recall/precision (IoU ≥ 0.5) 0.81/0.89 at 61-69 ms per 720p frame;
+        ///   864: 0.74/0.82 at 45-58 ms; 736: 0.66/0.80 at 42 ms; 640: 0.60/0.79 at 31 ms;
+        ///   1280: 0.83/0.89 at 132-135 ms but boxes on text-free frames (5 on 5).
+        /// - A static shape per input size: inference at 640x352 29 ms against 67 ms for the
+        ///   dynamic-shape model, 960x544 57-64 against 84, 1280x736 123-126 against 154; a
+        ///   new size costs one compilation (~0.3-0.5 s) on its first frame, and a camera keeps
+        ///   its frame size.
+        public init(
+            maxSide: Int = 960, inferenceThreads: Int = 1, shapes: ShapePolicy = .perInputSize(maximumCached: 4),
+            postprocessing: DBParameters = DBParameters()
+        ) {
+            self.maxSide = maxSide
+            self.inferenceThreads = inferenceThreads
+            self.shapes = shapes
+            self.postprocessing = postprocessing
+        }
+    }
+
+    /// Milliseconds spent in each step of the last `detect`.
+    public struct Timings: Sendable, Hashable {
+        /// Finding or compiling the model for the input's shape (0 once compiled).
+        public var compile: Double = 0
+        /// Scaling and normalising into the input tensor.
+        public var preprocess: Double = 0
+        public var inference: Double = 0
+        /// DB post-processing and mapping back to the image.
+        public var postprocess: Double = 0
+        public var total: Double { compile + preprocess + inference + postprocess }
+    }
+
+    /// Where scripts/install-openvino.sh puts the model.
+    public static let defaultModelPath = "/usr/local/share/legible/models/ch_PP-OCRv4_det_infer.onnx"
+
+    public let options: Options
+    public private(set) var lastTimings = Timings()
+
+    private let core: OpaquePointer
+    private let model: OpaquePointer
+    /// Compiled models by input shape, and the shapes from least to most recently used.
+    private var compiled: [InputShape: CompiledShape] = [:]
+    private var recency: [InputShape] = []
+    private var postprocessor: DBPostprocessor
+    private var resampler = Resampler()
+
+    /// Reads the model at `modelPath`.
+    ///
+    /// - Throws: `.failedPrecondition` when the model file is missing (it comes with make deps)
+    ///   or OpenVINO cannot read it; `.invalidArgument` for options out of range.
+    public init(modelPath: String = TextDetector.defaultModelPath, options: Options = Options()) throws(LegibleError) {
+        guard options.maxSide >= 32, options.maxSide % 32 == 0 else {
+            throw LegibleError(.invalidArgument, "maxSide \(options.maxSide) is not a positive multiple of 32")
+        }
+        guard options.inferenceThreads >= 1 else {
+            throw LegibleError(.invalidArgument, "inferenceThreads must be at least 1")
+        }
+        if case .perInputSize(let cached) = options.shapes, cached < 1 {
+            throw LegibleError(.invalidArgument, "at least one compiled shape must be cached")
+        }
+        guard access(modelPath, R_OK) == 0 else {
+            throw LegibleError(
+                .failedPrecondition,
+                "the text detection model \(modelPath) is not installed: run make deps (scripts/install-openvino.sh)")
+        }
+        var core: OpaquePointer?
+        try check(ov_core_create(&core), "ov_core_create")
+        guard let core else { throw LegibleError(.internal, "ov_core_create returned no core") }
+        var model: OpaquePointer?
+        let read = ov_core_read_model(core, modelPath, nil, &model)
+        guard read == OK, let model else {
+            let message = lastErrorMessage(read)
+            ov_core_free(core)  // no stored property is set yet, so deinit will not run
+            throw LegibleError(.failedPrecondition, "OpenVINO cannot read \(modelPath): \(message)")
+        }
+        self.core = core
+        self.model = model
+        self.options = options
+        self.postprocessor = DBPostprocessor(parameters: options.postprocessing)
+    }
+
+    deinit {
+        compiled.removeAll()  // each CompiledShape frees its request and compiled model
+        ov_model_free(model)
+        ov_core_free(core)
+    }
+
+    /// The model input's size for an image of `width` × `height`: scaled down so that the long
+    /// side is at most `maxSide`, never up, each side rounded to the nearest multiple of 32
+    /// (at least 32) and kept within `maxSide`.
+    public static func inputSize(width: Int, height: Int, maxSide: Int) -> (width: Int, height: Int) {
+        let long = max(width, height)
+        let scale = long > maxSide ? Double(maxSide) / Double(long) : 1
+        func side(_ value: Int) -> Int {
+            let rounded = Int((Double(value) * scale / 32).rounded()) * 32
+            return min(maxSide, max(32, rounded))
+        }
+        return (side(width), side(height))
+    }
+
+    /// The text lines of `image`, corners in its pixels (see `DetectedLine` for their order).
+    ///
+    /// - Throws: `.internal` when OpenVINO fails to compile or infer.
+    public func detect(_ image: GrayImage) throws(LegibleError) -> [DetectedLine] {
+        try detect(width: image.width, height: image.height) { resampler, shape, input in
+            resampler.write(image, to: shape, into: input)
+        }
+    }
+
+    /// The text lines of a BGR image (3 bytes per pixel), each channel fed as PaddleOCR feeds a
+    /// colour image. For measuring what decoding to gray costs; the pipeline uses `detect(_:)`.
+    @_spi(Measurement)
+    public func detect(bgr pixels: [UInt8], width: Int, height: Int, bytesPerRow: Int) throws(LegibleError)
+        -> [DetectedLine]
+    {
+        precondition(bytesPerRow >= 3 * width && pixels.count >= bytesPerRow * height)
+        return try detect(width: width, height: height) { resampler, shape, input in
+            resampler.write(bgr: pixels, width: width, height: height, bytesPerRow: bytesPerRow, to: shape, into: input)
+        }
+    }
+
+    private func detect(
+        width: Int, height: Int, fill: (inout Resampler, InputShape, UnsafeMutablePointer<Float>) -> Void
+    ) throws(LegibleError) -> [DetectedLine] {
+        lastTimings = Timings()
+        guard width > 0, height > 0 else { return [] }
+        let clock = ContinuousClock()
+        var mark = clock.now
+        func lap() -> Double {
+            let now = clock.now
+            defer { mark = now }
+            return Self.milliseconds(mark.duration(to: now))
+        }
+
+        let size = Self.inputSize(width: width, height: height, maxSide: options.maxSide)
+        let shape = InputShape(width: size.width, height: size.height)
+        let target = try compiledShape(for: shape)
+        lastTimings.compile = lap()
+
+        let input = try target.inputTensor(for: shape)
+        fill(&resampler, shape, input)
+        lastTimings.preprocess = lap()
+
+        try check(ov_infer_request_infer(target.request), "ov_infer_request_infer")
+        lastTimings.inference = lap()
+
+        var output: OpaquePointer?
+        try check(ov_infer_request_get_output_tensor_by_index(target.request, 0, &output), "output tensor")
+        defer { ov_tensor_free(output) }
+        var dims = ov_shape_t()
+        try check(ov_tensor_get_shape(output, &dims), "output shape")
+        defer { ov_shape_free(&dims) }
+        guard dims.rank == 4, dims.dims[0] == 1, dims.dims[1] == 1 else {
+            throw LegibleError(.internal, "the detection model's output is not 1x1xHxW")
+        }
+        let mapHeight = Int(dims.dims[2])
+        let mapWidth = Int(dims.dims[3])
+        var data: UnsafeMutableRawPointer?
+        try check(ov_tensor_data(output, &data), "output data")
+        guard let data else { throw LegibleError(.internal, "the output tensor has no data") }
+        let map = UnsafeBufferPointer(
+            start: data.assumingMemoryBound(to: Float.self), count: mapWidth * mapHeight)
+        let boxes = postprocessor.boxes(in: map, width: mapWidth, height: mapHeight)
+        let lines = DBPostprocessor.lines(
+            boxes, mapWidth: mapWidth, mapHeight: mapHeight, imageWidth: width, imageHeight: height)
+        lastTimings.postprocess = lap()
+        return lines
+    }
+
+    /// A property of the most recently used compiled model as OpenVINO reports it (such as
+    /// `INFERENCE_NUM_THREADS`); nil before the first `detect`.
+    public func compiledProperty(_ key: String) throws(LegibleError) -> String? {
+        guard let latest = recency.last, let target = compiled[latest] else { return nil }
+        var value: UnsafeMutablePointer<CChar>?
+        try check(ov_compiled_model_get_property(target.compiledModel, key, &value), "get property \(key)")
+        guard let value else { return nil }
+        defer { ov_free(value) }
+        return String(cString: value)
+    }
+
+    /// How many compiled shapes are kept now.
+    public var compiledShapeCount: Int { compiled.count }
+
+    // MARK: Compiled shapes
+
+    /// The compiled model for `shape`, compiling (and evicting the least recently used) when
+    /// needed.
+    private func compiledShape(for shape: InputShape) throws(LegibleError) -> CompiledShape {
+        let key: InputShape
+        let limit: Int
+        switch options.shapes {
+        case .dynamic:
+            key = .dynamic
+            limit = 1
+        case .perInputSize(let maximumCached):
+            key = shape
+            limit = maximumCached
+        }
+        if let found = compiled[key] {
+            if recency.last != key {
+                recency.removeAll { $0 == key }
+                recency.append(key)
+            }
+            return found
+        }
+        if key != .dynamic {
+            try reshape(to: key)
+        }
+        let made = try compile()
+        while compiled.count >= limit, !recency.isEmpty {
+            compiled[recency.removeFirst()] = nil
+        }
+        compiled[key] = made
+        recency.append(key)
+        return made
+    }
+
+    /// Reshapes the read model's input to 1×3×H×W (PP-OCRv4 det reads it as ?×3×?×?).
+    private func reshape(to shape: InputShape) throws(LegibleError) {
+        let dims: [Int64] = [1, 3, Int64(shape.height), Int64(shape.width)]
+        var partial = ov_partial_shape_t()
+        try dims.withUnsafeBufferPointer { (buffer) throws(LegibleError) in
+            try check(ov_partial_shape_create_static(4, buffer.baseAddress, &partial), "partial shape")
+        }
+        defer { ov_partial_shape_free(&partial) }
+        try check(ov_model_reshape_single_input(model, partial), "reshape to \(shape.width)x\(shape.height)")
+    }
+
+    /// Compiles the model as it is now shaped for the CPU, with the options' threads and one stream.
+    private func compile() throws(LegibleError) -> CompiledShape {
+        let properties: [(String, String)] = [
+            ("INFERENCE_NUM_THREADS", String(options.inferenceThreads)), ("NUM_STREAMS", "1"),
+        ]
+        let strings = properties.flatMap { [strdup($0.0)!, strdup($0.1)!] }
+        defer { for string in strings { free(string) } }
+        let list = (0..<properties.count).map {
+            ov_property_t(key: strings[2 * $0], value: UnsafeRawPointer(strings[2 * $0 + 1]))
+        }
+        var compiledModel: OpaquePointer?
+        try list.withUnsafeBufferPointer { (buffer) throws(LegibleError) in
+            try check(
+                ov_core_compile_model_props(core, model, "CPU", buffer.count, buffer.baseAddress, &compiledModel),
+                "compile for CPU")
+        }
+        guard let compiledModel else { throw LegibleError(.internal, "ov_core_compile_model returned no model") }
+        var request: OpaquePointer?
+        let status = ov_compiled_model_create_infer_request(compiledModel, &request)
+        guard status == OK, let request else {
+            let message = lastErrorMessage(status)
+            ov_compiled_model_free(compiledModel)
+            throw LegibleError(.internal, "ov_compiled_model_create_infer_request: \(message)")
+        }
+        return CompiledShape(compiledModel: compiledModel, request: request)
+    }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+    }
+}
+
+/// A model input's height and width; `.dynamic` names the one dynamic-shape compilation.
+struct InputShape: Hashable {
+    var width: Int
+    var height: Int
+    static let dynamic = InputShape(width: -1, height: -1)
+}
+
+/// One compiled model and its infer request, freed together. For a dynamic model it also owns
+/// the input tensor of the current shape (a static model's request has its own).
+final class CompiledShape {
+    let compiledModel: OpaquePointer
+    let request: OpaquePointer
+    private var input: (tensor: OpaquePointer, shape: InputShape, data: UnsafeMutablePointer<Float>)?
+
+    init(compiledModel: OpaquePointer, request: OpaquePointer) {
+        self.compiledModel = compiledModel
+        self.request = request
+    }
+
+    deinit {
+        if let input { ov_tensor_free(input.tensor) }
+        ov_infer_request_free(request)
+        ov_compiled_model_free(compiledModel)
+    }
+
+    /// Where the 1×3×H×W float input of `shape` goes: the request's own input tensor, asked for
+    /// once per shape; a tensor of the new shape is given to the request when it changes.
+    func inputTensor(for shape: InputShape) throws(LegibleError) -> UnsafeMutablePointer<Float> {
+        if let input, input.shape == shape { return input.data }
+        if let input {
+            ov_tensor_free(input.tensor)
+            self.input = nil
+        }
+        var tensor: OpaquePointer?
+        try check(ov_infer_request_get_input_tensor(request, &tensor), "input tensor")
+        guard let tensor else { throw LegibleError(.internal, "no input tensor") }
+        let dims: [Int64] = [1, 3, Int64(shape.height), Int64(shape.width)]
+        var ovShape = ov_shape_t()
+        let made = dims.withUnsafeBufferPointer { ov_shape_create(4, $0.baseAddress, &ovShape) }
+        defer { ov_shape_free(&ovShape) }
+        var status = made
+        if status == OK { status = ov_tensor_set_shape(tensor, ovShape) }
+        var data: UnsafeMutableRawPointer?
+        if status == OK { status = ov_tensor_data(tensor, &data) }
+        guard status == OK, let data else {
+            let message = lastErrorMessage(status)
+            ov_tensor_free(tensor)
+            throw LegibleError(.internal, "input tensor of \(shape.width)x\(shape.height): \(message)")
+        }
+        let floats = data.assumingMemoryBound(to: Float.self)
+        input = (tensor, shape, floats)
+        return floats
+    }
+}
+
+/// OpenVINO's message for a failed call: its status name and the last error text.
+func lastErrorMessage(_ status: ov_status_e) -> String {
+    var message = ov_get_error_info(status).map { String(cString: $0) } ?? "status \(status.rawValue)"
+    if let detail = ov_get_last_err_msg().map({ String(cString: $0) }), !detail.isEmpty {
+        message += ": " + detail.trimmingCharacters()
+    }
+    return message
+}
+
+func check(_ status: ov_status_e, _ what: String) throws(LegibleError) {
+    guard status == OK else { throw LegibleError(.internal, "OpenVINO \(what): \(lastErrorMessage(status))") }
+}
+
+extension String {
+    fileprivate func trimmingCharacters() -> String {
+        var scalars = Substring(self)
+        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
+}
