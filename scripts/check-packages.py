@@ -18,6 +18,9 @@ when one of these does not resolve to a Debian package that the Makefile's APT_P
              swift, swift-build, swift-test, swift-format, swift-frontend ... load from
              outside the toolchain (readelf -d, ldd).
   fonts      every /usr/share/fonts/... path the test-frame generators load.
+Files under /usr/local/lib/legible/ and /usr/local/share/legible/ and the .pc file
+legible-openvino.pc (OpenVINO's C runtime and the PP-OCR models from pinned PyPI wheels) are
+owned by scripts/install-openvino.sh instead, which counts as listed when deps runs it.
 and the Python side, against clients/python/requirements.txt instead:
   imports    every module the end-to-end tests import (clients/python/tests, legible_client,
              and the scripts/ modules they import), parsed with ast: the standard library and
@@ -132,8 +135,22 @@ def merged_usr_aliases(path: str) -> list[str]:
     return paths
 
 
+# Installed from pinned PyPI wheels by this script, which deps runs (not a Debian package).
+WHEEL_INSTALLER = "scripts/install-openvino.sh"
+WHEEL_INSTALLED = ("/usr/local/lib/legible/", "/usr/local/share/legible/", "/usr/local/lib/pkgconfig/legible-openvino.pc")
+
+
+def wheel_installer_listed() -> bool:
+    """Whether make deps runs the wheel installer (its recipe names the script)."""
+    out = run(["make", "-s", "-n", "deps"], cwd=REPO)
+    return WHEEL_INSTALLER in out.stdout
+
+
 def owners(paths: list[str]) -> dict[str, list[str]]:
-    """path -> the Debian packages that installed it (as dpkg -S names them, less :arch)."""
+    """path -> the Debian packages that installed it (as dpkg -S names them, less :arch), or
+    the wheel installer for what it puts under /usr/local."""
+    installed = {p: [WHEEL_INSTALLER] for p in paths if os.path.normpath(p).startswith(WHEEL_INSTALLED)}
+    paths = [p for p in paths if p not in installed]
     queries = sorted({alias for p in paths for alias in merged_usr_aliases(os.path.normpath(p))})
     found: dict[str, list[str]] = {}
     if queries:
@@ -149,7 +166,7 @@ def owners(paths: list[str]) -> dict[str, list[str]]:
         for alias in merged_usr_aliases(os.path.normpath(p)):
             packages += [n for n in found.get(alias, []) if n not in packages]
         result[p] = packages
-    return result
+    return result | installed
 
 
 # --- The C side ------------------------------------------------------------------------------
@@ -492,7 +509,7 @@ def check(listed: set[str], requirements_path: str) -> tuple[list[str], str]:
             continue
         packages = pc_owners[pc_paths[name]]
         unlisted(f"pkg-config '{name}' ({lib['target']})", pc_paths[name], packages)
-        if packages and not set(packages) & set(lib["providers"]):
+        if packages and packages != [WHEEL_INSTALLER] and not set(packages) & set(lib["providers"]):
             problems.append(f"pkg-config '{name}' ({lib['target']}): Package.swift's providers say "
                             f"{', '.join(lib['providers']) or 'nothing'}, but {pc_paths[name]} comes from {', '.join(packages)}")
 
@@ -590,6 +607,8 @@ def main() -> int:
             print(line)
         return 0
     listed = set(args.apt_packages.split()) if args.apt_packages is not None else apt_packages()
+    if wheel_installer_listed():
+        listed.add(WHEEL_INSTALLER)
     if args.self_test:
         return self_test(listed)
     problems, summary = check(listed, args.requirements)
