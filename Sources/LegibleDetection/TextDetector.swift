@@ -137,6 +137,15 @@ public final class TextDetector {
         return (side(width), side(height))
     }
 
+    /// Compiles the model for frames of these sizes now (~0.3-0.5 s each), so that the first
+    /// session sending such frames does not wait for it (nor spend its frame deadline on it).
+    public func warmUp(sizes: [(width: Int, height: Int)] = [(1280, 720), (640, 480)]) throws(LegibleError) {
+        for (width, height) in sizes {
+            let blank = [UInt8](repeating: 255, count: width * height)
+            _ = try detect(GrayImage(width: width, height: height, bytesPerRow: width, pixels: blank))
+        }
+    }
+
     /// The text lines of `image`, corners in its pixels (see `DetectedLine` for their order).
     ///
     /// - Throws: `.internal` when OpenVINO fails to compile or infer.

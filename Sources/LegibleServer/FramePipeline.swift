@@ -194,7 +194,7 @@ final class FramePipeline {
         }
         let clock = ContinuousClock()
         let started = clock.now
-        let lines = try lineDetector.detectLines(in: image)
+        let lines = try lineDetector.detectLines(inPadded: image)
         try checkCancelled()
         let remaining = context.deadline.map { $0 - (clock.now - started) }
         if let remaining, remaining <= .zero {

@@ -335,7 +335,9 @@ public final class Server {
                         try TesseractEngine(tessdata: tessdata, key: id.key, cancellation: cancellation)
                     }
                 let lineDetector = try detection.map { (model, maxSide) throws(LegibleError) in
-                    try TextDetector(modelPath: model, options: TextDetector.Options(maxSide: maxSide))
+                    let detector = try TextDetector(modelPath: model, options: TextDetector.Options(maxSide: maxSide))
+                    try detector.warmUp()
+                    return detector
                 }
                 return try FramePipeline(
                     recognizer: engine, lineDetector: lineDetector, tessdata: tessdata,

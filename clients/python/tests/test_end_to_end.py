@@ -61,6 +61,20 @@ def end(stream):
         results.append(message)
 
 
+def assert_corners_bound(points, frame):
+    """corner_points: four points clockwise (y down) from the text's top-left, whose bounding
+    box is the frame (a line found at a slight tilt has a rotated box; an upright one, the
+    frame's own corners)."""
+    x, y, width, height = frame
+    assert len(points) == 4, points
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    assert (min(xs), min(ys), max(xs), max(ys)) == (x, y, x + width, y + height), (points, frame)
+    twice_area = sum(points[i][0] * points[(i + 1) % 4][1] - points[(i + 1) % 4][0] * points[i][1] for i in range(4))
+    assert twice_area > 0, ("not clockwise", points)
+    # The first corner is the top-left one as the text reads: left of the second, above the fourth.
+    assert points[0][0] < points[1][0] and points[0][1] < points[3][1], points
+
+
 def overlap(a, b):
     ax, ay, aw, ah = a
     bx, by, bw, bh = b.x, b.y, b.width, b.height
@@ -92,9 +106,8 @@ def test_recognizes_text_and_boxes(server):
                 assert match and max(overlap(word["box"], w.frame) for w in match) > 0.3, word
         for w in words:
             assert 0 <= w.confidence <= 1
-            assert [(p.x, p.y) for p in w.corner_points] == [
-                (w.frame.x, w.frame.y), (w.frame.x + w.frame.width, w.frame.y),
-                (w.frame.x + w.frame.width, w.frame.y + w.frame.height), (w.frame.x, w.frame.y + w.frame.height)]
+            assert_corners_bound([(p.x, p.y) for p in w.corner_points],
+                                 (w.frame.x, w.frame.y, w.frame.width, w.frame.height))
     stream.send(pb.ClientMessage(ping=pb.Ping(nonce=77)))
     assert stream.receive().pong.nonce == 77
     rest, summary = end(stream)
