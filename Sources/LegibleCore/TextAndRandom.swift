@@ -7,7 +7,10 @@ public enum JSONText {
         return out
     }
 
-    /// Appends `text` as a JSON string literal.
+    /// Appends `text` as a JSON string literal on one line: besides what JSON must escape,
+    /// the characters other than `\n` that split lines for some readers (U+0085, U+2028,
+    /// U+2029: Python's `str.splitlines`, JavaScript before ES2019) are written as `\u`
+    /// escapes, so that JSON Lines (logs, `legible --format json`) stay one record per line.
     public static func append(_ text: String, to out: inout String) {
         out += "\""
         for scalar in text.unicodeScalars {
@@ -17,7 +20,8 @@ public enum JSONText {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
+            case _
+            where scalar.value < 0x20 || scalar.value == 0x85 || scalar.value == 0x2028 || scalar.value == 0x2029:
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)

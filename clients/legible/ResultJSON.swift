@@ -30,7 +30,7 @@ enum JSONValue {
             out += "{"
             for (index, (key, value)) in members.enumerated() {
                 if index > 0 { out += "," }
-                Self.append(key, to: &out)
+                JSONText.append(key, to: &out)
                 out += ":"
                 value.write(to: &out)
             }
@@ -42,35 +42,12 @@ enum JSONValue {
                 value.write(to: &out)
             }
             out += "]"
-        case .string(let string): Self.append(string, to: &out)
+        case .string(let string): JSONText.append(string, to: &out)
         case .integer(let value): out += String(value)
         case .unsigned(let value): out += String(value)
         case .number(let value): out += Self.floatText(value)
         case .bool(let value): out += value ? "true" : "false"
         }
-    }
-
-    /// `text` as a JSON string literal on one line: besides what JSON must escape (quote,
-    /// backslash, controls), the characters other than `\n` that split lines for some readers
-    /// (U+0085, U+2028, U+2029: Python's `str.splitlines`, JavaScript before ES2019) are
-    /// written as `\u` escapes, so that JSON Lines stay one result per line for every reader.
-    static func append(_ text: String, to out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _
-            where scalar.value < 0x20 || scalar.value == 0x85 || scalar.value == 0x2028 || scalar.value == 0x2029:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 
     /// A `float` field as protobuf's JSON mapping writes it: a number, or the strings "NaN",

@@ -39,6 +39,32 @@ class Server:
             self.process.wait(timeout=60)
 
 
+def run_with_terminal_stderr(args, raw=False, timeout=60):
+    """Runs `args` with stderr on a pseudo-terminal (as a user's shell has it) and stdout piped;
+    returns (exit code, the bytes the terminal got, stdout). `raw` turns off the line
+    discipline's output processing, so the bytes are exactly what was written."""
+    import pty
+    import tty
+    master, slave = pty.openpty()
+    if raw:
+        tty.setraw(slave)
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    terminal = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO once the last writer has closed the terminal
+            break
+        if not chunk:
+            break
+        terminal += chunk
+    os.close(master)
+    stdout = process.stdout.read()
+    process.stdout.close()
+    return process.wait(timeout=timeout), terminal, stdout
+
+
 @pytest.fixture(scope="module")
 def server():
     s = Server()

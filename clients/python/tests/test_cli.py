@@ -7,7 +7,6 @@ and the stream's reconnect and Ctrl-C.
 import io
 import json
 import os
-import pty
 import re
 import signal
 import subprocess
@@ -18,7 +17,7 @@ import time
 import pytest
 from PIL import Image
 
-from conftest import FIXTURES, REPO
+from conftest import FIXTURES, REPO, run_with_terminal_stderr
 from test_end_to_end import assert_corners_bound
 
 sys.path.insert(0, os.path.join(REPO, "scripts"))
@@ -323,21 +322,8 @@ def test_progress_bar_only_when_stderr_is_a_terminal(server):
     args = [LEGIBLE, "recognize", "--server", server.address, LABEL, LABEL, "--recognize-unchanged"]
     piped = subprocess.run(args, capture_output=True, timeout=60)
     assert piped.returncode == 0 and piped.stderr == b""
-    master, slave = pty.openpty()
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=slave)
-    os.close(slave)
-    terminal = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        terminal += chunk
-    stdout = process.stdout.read()
-    assert process.wait(timeout=60) == 0
-    os.close(master)
+    code, terminal, stdout = run_with_terminal_stderr(args)
+    assert code == 0
     assert b"\r[" in terminal and b"] 1/2 " in terminal and terminal.endswith(b"\r\x1b[K")
     assert stdout == piped.stdout and b"\r" not in stdout and b"\x1b" not in stdout
 

@@ -17,10 +17,8 @@ looked at), and the multi-page TIFFs made here cover what it would.
 import io
 import json
 import os
-import pty
 import re
 import subprocess
-import tty
 
 import pytest
 from google.protobuf import json_format
@@ -28,7 +26,7 @@ from PIL import Image, ImageDraw, ImageFont, features
 
 from legible_client import pb
 from test_cli_json import LEGIBLE, FakeServer, run_cli, split_line
-from conftest import FIXTURES
+from conftest import FIXTURES, run_with_terminal_stderr
 from test_end_to_end import cer
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
@@ -220,23 +218,9 @@ def test_annotate_a_multipage_tiff_writes_one_png_per_page(server, tmp_path):
 def test_progress_bar_names_the_page(server, tmp_path):
     tiff = multipage_tiff(str(tmp_path / "pages.tif"))
     bmp = write(tmp_path, "bmp-rgb")
-    master, slave = pty.openpty()
-    tty.setraw(slave)       # bytes as written: no output processing by the line discipline
-    process = subprocess.Popen([LEGIBLE, "recognize", "--server", server.address, tiff, bmp],
-                               stdout=subprocess.PIPE, stderr=slave)
-    os.close(slave)
-    terminal = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        terminal += chunk
-    os.close(master)
-    assert process.wait(timeout=60) == 0
-    process.stdout.close()
+    code, terminal, _ = run_with_terminal_stderr(
+        [LEGIBLE, "recognize", "--server", server.address, tiff, bmp], raw=True)
+    assert code == 0
     # The bar names the file, then the page being read (a long name keeps its end).
     assert re.search(rb"\] 0/2 \S*pages\.tif\x1b\[K", terminal), terminal
     assert re.search(rb"\] 0/2 \S*pages\.tif page 3\x1b\[K", terminal), terminal
