@@ -98,10 +98,13 @@ def legible_text(server, data, encoding, scripts, level):
     finally:
         stream.close()
     text = result.text.text if result.status == pb.FRAME_STATUS_RECOGNIZED else ""
-    return text, result.timing.recognize_us / 1000
+    lines = [[line.text, round(line.confidence, 3)] for block in result.text.blocks for line in block.lines]
+    return text, result.timing.recognize_us / 1000, lines
 
 
-def measure(entries, binary, systems, log):
+def measure(entries, binary, systems, log, variants=None):
+    """`variants`: extra systems, name -> legibled flags, each read at FAST."""
+    variants = variants or {}
     rows = []
     servers = {}
     try:
@@ -109,21 +112,26 @@ def measure(entries, binary, systems, log):
             servers["tesseract"] = bm.Server(binary, "--detector", "tesseract")
         if {"legible-fast", "legible-accurate"} & set(systems):
             servers["detector"] = bm.Server(binary)
+        for name, flags in variants.items():
+            servers[name] = bm.Server(binary, *flags)
         for index, entry in enumerate(entries, 1):
             encoding, data, suffix = encoded(os.path.join(CORPUS, entry["file"]))
             scripts = scripts_of(entry)
             row = {k: entry[k] for k in ("id", "kind", "script", "part")}
             row["empty_truth"] = not bm.normalise(entry["truth"])
             for system in systems:
+                lines = None
                 if system == "cli":
                     text, ms = cli_text(data, suffix, scripts)
                 elif system == "legible-tesseract":
-                    text, ms = legible_text(servers["tesseract"], data, encoding, scripts, pb.LEVEL_FAST)
+                    text, ms, lines = legible_text(servers["tesseract"], data, encoding, scripts, pb.LEVEL_FAST)
+                elif system in variants:
+                    text, ms, lines = legible_text(servers[system], data, encoding, scripts, pb.LEVEL_FAST)
                 else:
                     level = pb.LEVEL_FAST if system == "legible-fast" else pb.LEVEL_ACCURATE
-                    text, ms = legible_text(servers["detector"], data, encoding, scripts, level)
+                    text, ms, lines = legible_text(servers["detector"], data, encoding, scripts, level)
                 row[system] = {"cer": None if row["empty_truth"] else bm.cer(text, entry["truth"]),
-                               "empty": not bm.normalise(text), "ms": round(ms, 1), "text": text}
+                               "empty": not bm.normalise(text), "ms": round(ms, 1), "text": text, "lines": lines}
             rows.append(row)
             log("%3d/%d %-28s %-12s %-10s %s" % (
                 index, len(entries), entry["id"][:28], entry["kind"], entry["script"],
@@ -158,11 +166,19 @@ def main():
     parser.add_argument("--legibled", default=os.path.join(HERE, "..", ".build", "release", "legibled"))
     parser.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated subset of " + ", ".join(SYSTEMS))
     parser.add_argument("--only", help="ids containing this text")
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME=FLAGS",
+                        help="one more system: legibled with these flags, at FAST (e.g. latin-model='--model latin=Latin')")
+    parser.add_argument("--script", help="only images of this script (latin, chinese, ..., mixed, none)")
     parser.add_argument("--json", help="write every row (with texts) here")
     args = parser.parse_args()
-    systems = [s for s in args.systems.split(",") if s]
-    entries = [e for e in load_corpus() if not args.only or args.only in e["id"]]
-    rows = measure(entries, args.legibled, systems, lambda line: print(line, file=sys.stderr, flush=True))
+    variants = {}
+    for item in args.variant:
+        name, _, flags = item.partition("=")
+        variants[name] = flags.split()
+    systems = [s for s in args.systems.split(",") if s] + list(variants)
+    entries = [e for e in load_corpus() if (not args.only or args.only in e["id"])
+               and (not args.script or e["script"] == args.script)]
+    rows = measure(entries, args.legibled, systems, lambda line: print(line, file=sys.stderr, flush=True), variants)
     for name in ("held-out", "tune"):
         subset = [r for r in rows if r["part"] == name]
         if subset:

@@ -71,13 +71,14 @@ final class FramePipeline {
     /// Text mode finds lines with it and reads each alone; nil keeps Tesseract's own layout
     /// analysis (`--detector tesseract`).
     private let lineDetector: (any LineDetecting)?
-    private let lineReader = LineReader()
+    private let lineReader: LineReader
     private let tessdata: String
     private let thresholds: QualityThresholds
     private var detector: OrientationDetector?
 
     init(
-        recognizer: any Recognizer, lineDetector: (any LineDetecting)? = nil, tessdata: String, limits: ImageLimits,
+        recognizer: any Recognizer, lineDetector: (any LineDetecting)? = nil, lineReader: LineReader = LineReader(),
+        tessdata: String, limits: ImageLimits,
         thresholds: QualityThresholds = QualityThresholds()
     )
         throws(LegibleError)
@@ -85,6 +86,7 @@ final class FramePipeline {
         self.imager = try FrameImager(limits: limits)
         self.recognizer = recognizer
         self.lineDetector = lineDetector
+        self.lineReader = lineReader
         self.tessdata = tessdata
         self.thresholds = thresholds
     }

@@ -3,6 +3,7 @@ internal import Glibc
 public import LegibleCore
 internal import LegibleDetection
 internal import LegibleImaging
+internal import LegibleReading
 internal import LegibleSessions
 internal import LegibleSockets
 internal import LegibleTesseract
@@ -323,6 +324,7 @@ public final class Server {
         let detection =
             configuration.detector == .ppOCRv4 && calibration == nil
             ? (model: configuration.detectorModel, maxSide: configuration.detectorMaxSide) : nil
+        let lineReader = LineReader(minimumConfidence: configuration.minimumLineConfidence)
         let cancellation = RecognitionCancellation()
         let server = LoopBound(self, loop: loop)
         let thread = EngineThread<FramePipeline>(
@@ -340,7 +342,7 @@ public final class Server {
                     return detector
                 }
                 return try FramePipeline(
-                    recognizer: engine, lineDetector: lineDetector, tessdata: tessdata,
+                    recognizer: engine, lineDetector: lineDetector, lineReader: lineReader, tessdata: tessdata,
                     limits: ImageLimits(maxPixels: maxPixels))
             },
             onStart: { [loop] error in

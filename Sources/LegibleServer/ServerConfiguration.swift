@@ -1,6 +1,7 @@
 internal import Glibc
 public import LegibleCore
 internal import LegibleDetection
+internal import LegibleReading
 internal import LegibleTesseract
 public import LegibleWire
 
@@ -55,6 +56,8 @@ public struct ServerConfiguration: Sendable {
     public var detectorModel: String = TextDetector.defaultModelPath
     /// The detector's input: frames are scaled so their long side is at most this.
     public var detectorMaxSide: Int = 960
+    /// A detected line whose words' mean confidence is lower is not answered.
+    public var minimumLineConfidence: Float = LineReader().minimumConfidence
     /// Replace Tesseract with an engine that answers after exactly this long (checking load
     /// tools); nil for real recognition.
     public var calibrationDelay: Duration?
@@ -78,6 +81,7 @@ public struct ServerConfiguration: Sendable {
             ("detector", detector.rawValue),
             ("detector-model", detectorModel),
             ("detector-max-side", "\(detectorMaxSide)"),
+            ("min-line-confidence", "\(minimumLineConfidence)"),
             ("workers", "\(workers)"),
             ("replicas-per-script", "\(replicasPerScript)"),
             ("model", Script.allCases.map { "\($0)=\(models.model(for: $0))" }.joined(separator: " ")),

@@ -52,6 +52,10 @@ let command = Command(
             "detector-max-side", valueName: "px",
             help: "The detector sees frames scaled to at most this long side (a multiple of 32).", default: "960"),
         .value(
+            "min-line-confidence", valueName: "0..1",
+            help: "With the detector, a line whose words' mean confidence is lower is left out (no invented text).",
+            default: "0.5"),
+        .value(
             "workers", valueName: "n", help: "Recognitions running at once across all scripts.",
             default: "the number of cores"),
         .value(
@@ -173,6 +177,12 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
         guard configuration.detectorMaxSide % 32 == 0 else {
             throw LegibleError(.invalidArgument, "--detector-max-side takes a multiple of 32, such as 960")
         }
+    }
+    if parsed.isSet("min-line-confidence") {
+        guard let value = Float(parsed.value("min-line-confidence")!), (0...1).contains(value) else {
+            throw LegibleError(.invalidArgument, "--min-line-confidence takes a number from 0 to 1")
+        }
+        configuration.minimumLineConfidence = value
     }
     if parsed.isSet("workers") { configuration.workers = try integer("workers", 1...1024) }
     if parsed.isSet("replicas-per-script") {
