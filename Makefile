@@ -25,7 +25,7 @@ DEPLOY_CHECK_PACKAGES := systemd python3-seccomp python3-yaml
 PY_PROTO_OUT := clients/python/legible_client/proto
 
 .PHONY: deps print-apt-packages check-packages build release run test test-swift test-python python-proto bench \
-	bench-setup bench-overhead bench-imaging bench-models bench-load bench-sessions soak profile check-load-html check-deploy clean \
+	bench-setup bench-overhead bench-imaging bench-models bench-load bench-sessions bench-corpus bench-tilt soak profile check-load-html check-deploy clean \
 	fuzz fuzz-build test-asan test-tsan leak-check format lint
 
 deps: ## Install the Debian and PyPI packages that are missing.
@@ -90,6 +90,12 @@ bench-imaging: release ## decode + orient + crop cost beside recognition, per en
 
 bench-models: release ## Per script: language vs script model (CER, ms, MB); FAST vs ACCURATE; two-script sessions.
 	python3 bench/models.py --legibled .build/release/legibled --floor .build/release/legible-floor --json bench/out/models.json
+
+bench-corpus: release ## CER per kind and script on the real-image corpus (bench/corpus): CLI, --detector tesseract, FAST, ACCURATE (~15 min).
+	python3 bench/corpus_accuracy.py --legibled .build/release/legibled --json bench/out/corpus.json
+
+bench-tilt: release ## Lines tilted -30..30 degrees found as one line and read; text-free frames answered empty; detector vs Tesseract's layout.
+	python3 bench/tilt_and_clutter.py --legibled .build/release/legibled --json bench/out/tilt.json
 
 profile: release ## callgrind of 10 reads of a 720p frame: the server's own steps beside Tesseract (instructions).
 	bench/profile.sh

@@ -2,16 +2,17 @@
 /// order a reader reads them.
 ///
 /// Three steps:
-/// 1. Fragments of one line are joined: a detector splits a line at a wide gap between words
-///    (and a tilted line sometimes twice). Two lines are one when they run the same way, have
-///    about the same height, sit on the same baseline and the gap between them is short.
-/// 2. The page is cut recursively (XY-cut) into regions: first at a column gutter that runs
+/// 1. The page is cut recursively (XY-cut) into regions: first at a column gutter that runs
 ///    the whole height of the region and has wide text on both sides (a two-column page, two
 ///    signs side by side), else at a horizontal gap of about a line or more (paragraphs,
 ///    sections, a title above columns). A narrow column of numbers beside wide text (a
 ///    receipt's prices) is no column: its lines are read with their row.
-/// 3. Each region left is a block; its lines are read row by row, each row left to right,
-///    in the region's own reading direction (a tilted label reads along its tilt).
+/// 2. Within a region, fragments of one line are joined: a detector splits a line at a wide
+///    gap between words (and a tilted line sometimes twice). Two lines are one when they run
+///    the same way, have about the same height, sit on the same baseline and the gap between
+///    them is short.
+/// 3. Each region is a block; its lines are read row by row, each row left to right, in the
+///    region's own reading direction (a tilted label reads along its tilt).
 public enum ReadingOrder {
     /// Tuning, in units of the region's median line height.
     public struct Parameters: Sendable, Hashable {
@@ -36,14 +37,18 @@ public enum ReadingOrder {
     }
 
     public static func blocks(_ lines: [TextLine], parameters: Parameters = Parameters()) -> [TextBlock] {
-        let joined = joinFragments(lines.filter { !$0.elements.isEmpty || !$0.text.isEmpty }, parameters)
-        guard !joined.isEmpty else { return [] }
-        let geometry = joined.map(LineGeometry.init)
+        let lines = lines.filter { !$0.elements.isEmpty || !$0.text.isEmpty }
+        guard !lines.isEmpty else { return [] }
+        let geometry = lines.map(LineGeometry.init)
         let medianHeight = max(1, median(geometry.map(\.height)))
         var regions: [[Int]] = []
-        cut(Array(joined.indices), geometry, medianHeight, parameters, into: &regions)
+        cut(Array(lines.indices), geometry, medianHeight, parameters, into: &regions)
+        // Fragments are joined within a region only: the two halves of a line never lie on
+        // either side of a column gutter, two columns' lines often do.
         return regions.map { region in
-            makeBlock(ordered(region, geometry, parameters).map { joined[$0] })
+            let joined = joinFragments(region.map { lines[$0] }, parameters)
+            let joinedGeometry = joined.map(LineGeometry.init)
+            return makeBlock(ordered(Array(joined.indices), joinedGeometry, parameters).map { joined[$0] })
         }
     }
 
@@ -126,7 +131,7 @@ public enum ReadingOrder {
 
     /// Han, kana and Hangul-free joins take a space; two CJK characters do not (Chinese and
     /// Japanese put no space between words).
-    static func needsSpace(between left: String, and right: String) -> Bool {
+    public static func needsSpace(between left: String, and right: String) -> Bool {
         guard let last = left.unicodeScalars.last, let first = right.unicodeScalars.first else { return false }
         return !(isCJK(last) && isCJK(first))
     }

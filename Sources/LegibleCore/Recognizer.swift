@@ -9,6 +9,9 @@ public struct RecognitionRequest: Sendable, Hashable {
     public var maxCandidates: Int
     /// The image is a crop to the client's region of interest (it reads as one block).
     public var hasRegionOfInterest: Bool
+    /// Text mode on a frame the line detector found to be a page (many small lines): read with
+    /// Tesseract's full layout analysis, which reads columns in order.
+    public var readsAsPage: Bool = false
     /// The median word height, in pixels of the image given, that the session's last result
     /// in this scene had; FAST shrinks large text toward its target with it. nil when unknown.
     public var textHeightHint: Double?

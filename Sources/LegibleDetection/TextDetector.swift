@@ -25,6 +25,12 @@ public final class TextDetector {
         /// The model reshaped to each input size and compiled for it, keeping the
         /// `maximumCached` most recently used (a camera keeps its frame size).
         case perInputSize(maximumCached: Int)
+        /// A size seen for the first time goes through the dynamic model (compiled once, when
+        /// the detector is made); a size asked for again is compiled for itself, keeping the
+        /// `maximumCached` most recently used. A camera's stream pays one compilation (~0.4 s)
+        /// on its second frame and then runs static (957x544: 57 against 84 ms); a folder of
+        /// photos of every size never waits for a compilation.
+        case adaptive(maximumCached: Int)
     }
 
     public struct Options: Sendable, Hashable {
@@ -47,7 +53,7 @@ public final class TextDetector {
         ///   new size costs one compilation (~0.3-0.5 s) on its first frame, and a camera keeps
         ///   its frame size.
         public init(
-            maxSide: Int = 960, inferenceThreads: Int = 1, shapes: ShapePolicy = .perInputSize(maximumCached: 4),
+            maxSide: Int = 960, inferenceThreads: Int = 1, shapes: ShapePolicy = .adaptive(maximumCached: 4),
             postprocessing: DBParameters = DBParameters()
         ) {
             self.maxSide = maxSide
@@ -80,6 +86,8 @@ public final class TextDetector {
     /// Compiled models by input shape, and the shapes from least to most recently used.
     private var compiled: [InputShape: CompiledShape] = [:]
     private var recency: [InputShape] = []
+    /// `.adaptive`: sizes read once (through the dynamic model), bounded.
+    private var seenOnce: Set<InputShape> = []
     private var postprocessor: DBPostprocessor
     private var resampler = Resampler()
 
@@ -94,8 +102,12 @@ public final class TextDetector {
         guard options.inferenceThreads >= 1 else {
             throw LegibleError(.invalidArgument, "inferenceThreads must be at least 1")
         }
-        if case .perInputSize(let cached) = options.shapes, cached < 1 {
-            throw LegibleError(.invalidArgument, "at least one compiled shape must be cached")
+        switch options.shapes {
+        case .perInputSize(let cached), .adaptive(let cached):
+            guard cached >= 1 else {
+                throw LegibleError(.invalidArgument, "at least one compiled shape must be cached")
+            }
+        case .dynamic: break
         }
         guard access(modelPath, R_OK) == 0 else {
             throw LegibleError(
@@ -116,6 +128,10 @@ public final class TextDetector {
         self.model = model
         self.options = options
         self.postprocessor = DBPostprocessor(parameters: options.postprocessing)
+        if case .adaptive = options.shapes {
+            // Before any reshape: the model read from the file has dynamic height and width.
+            compiled[.dynamic] = try compile()
+        }
     }
 
     deinit {
@@ -141,8 +157,12 @@ public final class TextDetector {
     /// session sending such frames does not wait for it (nor spend its frame deadline on it).
     public func warmUp(sizes: [(width: Int, height: Int)] = [(1280, 720), (640, 480)]) throws(LegibleError) {
         for (width, height) in sizes {
-            let blank = [UInt8](repeating: 255, count: width * height)
-            _ = try detect(GrayImage(width: width, height: height, bytesPerRow: width, pixels: blank))
+            let blank = GrayImage(
+                width: width, height: height, bytesPerRow: width, pixels: [UInt8](repeating: 255, count: width * height)
+            )
+            // Twice: under `.adaptive` a size is compiled for itself when it comes again.
+            _ = try detect(blank)
+            _ = try detect(blank)
         }
     }
 
@@ -234,8 +254,8 @@ public final class TextDetector {
     /// The compiled model for `shape`, compiling (and evicting the least recently used) when
     /// needed.
     private func compiledShape(for shape: InputShape) throws(LegibleError) -> CompiledShape {
-        let key: InputShape
-        let limit: Int
+        var key: InputShape
+        var limit: Int
         switch options.shapes {
         case .dynamic:
             key = .dynamic
@@ -243,6 +263,14 @@ public final class TextDetector {
         case .perInputSize(let maximumCached):
             key = shape
             limit = maximumCached
+        case .adaptive(let maximumCached):
+            key = shape
+            limit = maximumCached + 1  // the dynamic model stays
+            if compiled[shape] == nil, !seenOnce.contains(shape) {
+                if seenOnce.count >= 64 { seenOnce.removeAll() }
+                seenOnce.insert(shape)
+                key = .dynamic
+            }
         }
         if let found = compiled[key] {
             if recency.last != key {
@@ -255,8 +283,9 @@ public final class TextDetector {
             try reshape(to: key)
         }
         let made = try compile()
-        while compiled.count >= limit, !recency.isEmpty {
-            compiled[recency.removeFirst()] = nil
+        while compiled.count >= limit, let oldest = recency.first(where: { $0 != .dynamic }) {
+            recency.removeAll { $0 == oldest }
+            compiled[oldest] = nil
         }
         compiled[key] = made
         recency.append(key)

@@ -36,11 +36,28 @@ public struct LineReader: Sendable {
         _ image: GrayImage, lines: [DetectedLine], recognizer: some Recognizer, request: RecognitionRequest,
         job: UInt64 = 0, deadline: Duration? = nil
     ) throws(LegibleError) -> RecognizedText {
+        let strips = lines.filter { $0.score >= minimumDetectionScore }.compactMap {
+            rectifier.rectify(image, quad: $0.quad)
+        }
+        let read = try readOneByOne(strips, recognizer: recognizer, request: request, job: job, deadline: deadline)
+        let placed = read.filter { isConfident($0.0) }.map { Self.mapped($0.0, by: $0.1.toImage) }
+        let blocks = ReadingOrder.blocks(placed, parameters: readingOrder)
+        return RecognizedText(
+            text: blocks.map(\.text).joined(separator: "\n"), blocks: blocks, imageWidth: image.width,
+            imageHeight: image.height)
+    }
+
+    /// Each strip in its own single-line recognition. (Stacking the strips into one image read
+    /// as a block was measured slower — 188 against 174 ms on camera-720p.jpg — and on a
+    /// dense page it mixed neighbouring lines.)
+    private func readOneByOne(
+        _ strips: [RectifiedLine], recognizer: some Recognizer, request: RecognitionRequest, job: UInt64,
+        deadline: Duration?
+    ) throws(LegibleError) -> [(TextLine, RectifiedLine)] {
         let clock = ContinuousClock()
         let started = clock.now
-        var read: [TextLine] = []
-        for detected in lines where detected.score >= minimumDetectionScore {
-            guard let strip = rectifier.rectify(image, quad: detected.quad) else { continue }
+        var read: [(TextLine, RectifiedLine)] = []
+        for strip in strips {
             var remaining: Duration? = nil
             if let deadline {
                 remaining = deadline - (clock.now - started)
@@ -48,17 +65,24 @@ public struct LineReader: Sendable {
                     throw LegibleError(.deadlineExceeded, "the recognition took longer than the \(deadline) deadline")
                 }
             }
-            guard
-                let line = try recognizer.recognizeLine(
-                    strip.image, request: request, job: job, deadline: remaining),
-                isConfident(line)
-            else { continue }
-            read.append(Self.mapped(line, by: strip.toImage))
+            if let line = try recognizer.recognizeLine(strip.image, request: request, job: job, deadline: remaining) {
+                read.append((line, strip))
+            }
         }
-        let blocks = ReadingOrder.blocks(read, parameters: readingOrder)
-        return RecognizedText(
-            text: blocks.map(\.text).joined(separator: "\n"), blocks: blocks, imageWidth: image.width,
-            imageHeight: image.height)
+        return read
+    }
+
+    /// Whether the detected lines make a page (a scan, a screenshot of a document) rather than
+    /// a scene: many lines, nearly all level, small against the image. Tesseract's own page
+    /// layout reads a page's columns in order, where lines read one by one and put in order
+    /// by `ReadingOrder` mix a magazine's narrow columns (UNLV page: CER 0.74 against 0.03).
+    public static func looksLikePage(_ lines: [DetectedLine], width: Int, height: Int) -> Bool {
+        guard lines.count >= 20 else { return false }
+        let quads = lines.map(\.quad)
+        let level = quads.filter { abs($0.angleDegrees) < 2 }.count
+        let heights = quads.map(\.height).sorted()
+        let medianHeight = heights[heights.count / 2]
+        return Double(level) >= 0.9 * Double(lines.count) && medianHeight < 0.025 * Double(max(width, height))
     }
 
     /// Whether a line read is text: some letter or digit, read with enough confidence.

@@ -70,14 +70,14 @@ final class FramePipeline {
     private let recognizer: any Recognizer
     /// Text mode finds lines with it and reads each alone; nil keeps Tesseract's own layout
     /// analysis (`--detector tesseract`).
-    private let lineDetector: (any LineDetecting)?
+    private let lineDetectors: LineDetectorPool?
     private let lineReader: LineReader
     private let tessdata: String
     private let thresholds: QualityThresholds
     private var detector: OrientationDetector?
 
     init(
-        recognizer: any Recognizer, lineDetector: (any LineDetecting)? = nil, lineReader: LineReader = LineReader(),
+        recognizer: any Recognizer, lineDetectors: LineDetectorPool? = nil, lineReader: LineReader = LineReader(),
         tessdata: String, limits: ImageLimits,
         thresholds: QualityThresholds = QualityThresholds()
     )
@@ -85,7 +85,7 @@ final class FramePipeline {
     {
         self.imager = try FrameImager(limits: limits)
         self.recognizer = recognizer
-        self.lineDetector = lineDetector
+        self.lineDetectors = lineDetectors
         self.lineReader = lineReader
         self.tessdata = tessdata
         self.thresholds = thresholds
@@ -191,13 +191,21 @@ final class FramePipeline {
         _ image: GrayImage, request: RecognitionRequest, context: FrameContext,
         checkCancelled: () throws(LegibleError) -> Void
     ) throws(LegibleError) -> RecognizedText {
-        guard let lineDetector, request.mode == .text else {
+        guard let lineDetectors, request.mode == .text else {
             return try recognizer.recognize(image, request: request, job: context.serial, deadline: context.deadline)
         }
         let clock = ContinuousClock()
         let started = clock.now
-        let lines = try lineDetector.detectLines(inPadded: image)
+        let lines = try lineDetectors.withDetector { (detector) throws(LegibleError) in
+            try detector.detectLines(inPadded: image)
+        }
         try checkCancelled()
+        if LineReader.looksLikePage(lines, width: image.width, height: image.height) {
+            var page = request
+            page.readsAsPage = true
+            let remaining = context.deadline.map { $0 - (clock.now - started) }
+            return try recognizer.recognize(image, request: page, job: context.serial, deadline: remaining)
+        }
         let remaining = context.deadline.map { $0 - (clock.now - started) }
         if let remaining, remaining <= .zero {
             throw LegibleError(.deadlineExceeded, "the recognition took longer than the \(context.deadline!) deadline")

@@ -21,6 +21,9 @@ internal import Synchronization
 /// ```
 public final class Server {
     let configuration: ServerConfiguration
+    /// Text mode's line detectors, shared by the engines (nil: `--detector tesseract`, or the
+    /// calibration engine).
+    private let lineDetectors: LineDetectorPool?
     let loop: EventLoop
     let log: Log
     let metrics = ServerMetrics()
@@ -66,6 +69,16 @@ public final class Server {
         ShutdownSignals.block()
         signal(SIGPIPE, SIG_IGN)
         self.configuration = configuration
+        if configuration.detector == .ppOCRv4, configuration.calibrationDelay == nil {
+            let (model, maxSide) = (configuration.detectorModel, configuration.detectorMaxSide)
+            lineDetectors = LineDetectorPool { () throws(LegibleError) in
+                let detector = try TextDetector(modelPath: model, options: TextDetector.Options(maxSide: maxSide))
+                try detector.warmUp()
+                return detector
+            }
+        } else {
+            lineDetectors = nil
+        }
         self.log = Log(minimum: configuration.logLevel, format: configuration.logFormat)
         self.health = HealthState(metrics: metrics.registry)
         self.loop = try EventLoop()
@@ -321,9 +334,7 @@ public final class Server {
         let (tessdata, maxPixels, calibration) = (
             configuration.tessdata, configuration.maxPixels, configuration.calibrationDelay
         )
-        let detection =
-            configuration.detector == .ppOCRv4 && calibration == nil
-            ? (model: configuration.detectorModel, maxSide: configuration.detectorMaxSide) : nil
+        let lineDetectors = lineDetectors
         let lineReader = LineReader(minimumConfidence: configuration.minimumLineConfidence)
         let cancellation = RecognitionCancellation()
         let server = LoopBound(self, loop: loop)
@@ -336,13 +347,11 @@ public final class Server {
                     } else {
                         try TesseractEngine(tessdata: tessdata, key: id.key, cancellation: cancellation)
                     }
-                let lineDetector = try detection.map { (model, maxSide) throws(LegibleError) in
-                    let detector = try TextDetector(modelPath: model, options: TextDetector.Options(maxSide: maxSide))
-                    try detector.warmUp()
-                    return detector
-                }
+                // The first engine makes (and warms up) the first detector, so that neither a
+                // missing model nor the compilation waits for a session's first frame.
+                try lineDetectors?.withDetector { _ in }
                 return try FramePipeline(
-                    recognizer: engine, lineDetector: lineDetector, lineReader: lineReader, tessdata: tessdata,
+                    recognizer: engine, lineDetectors: lineDetectors, lineReader: lineReader, tessdata: tessdata,
                     limits: ImageLimits(maxPixels: maxPixels))
             },
             onStart: { [loop] error in

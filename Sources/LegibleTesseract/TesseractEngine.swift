@@ -191,7 +191,8 @@ public final class TesseractEngine: Recognizer {
         let segmentation =
             segmentationOverride
             ?? PageSegmentation.choose(
-                mode: request.mode, hasRegionOfInterest: request.hasRegionOfInterest, models: key.models)
+                mode: request.readsAsPage ? .document : request.mode,
+                hasRegionOfInterest: request.hasRegionOfInterest && !request.readsAsPage, models: key.models)
         TessBaseAPISetPageSegMode(api, TessPageSegMode(rawValue: UInt32(segmentation.rawValue)))
         setChoices(request)
 
@@ -256,9 +257,9 @@ public final class TesseractEngine: Recognizer {
         setDeadline(deadline)
         TessBaseAPISetPageSegMode(api, TessPageSegMode(rawValue: UInt32(PageSegmentation.singleLine.rawValue)))
         setChoices(request)
-        var best = try read(.gray(strip), .global, request)
+        var best = try read(.gray(strip), .global, request, darkOnLight: true)
         if request.level == .accurate, best.meanConfidence < Self.accurateRetryBelowConfidence {
-            let other = try read(.gray(strip), .adaptive, request)
+            let other = try read(.gray(strip), .adaptive, request, darkOnLight: true)
             if other.score > best.score { best = other }
         }
         // Single-line mode gives one line; should Tesseract still split it, it is one here.
@@ -308,10 +309,15 @@ public final class TesseractEngine: Recognizer {
         case adaptive = "2"
     }
 
-    private func read(_ source: Source, _ threshold: Threshold, _ request: RecognitionRequest) throws(LegibleError)
+    private func read(
+        _ source: Source, _ threshold: Threshold, _ request: RecognitionRequest, darkOnLight: Bool = false
+    ) throws(LegibleError)
         -> Reading
     {
         _ = TessBaseAPISetVariable(api, "thresholding_method", threshold.rawValue)
+        // Detected lines come made dark on light: Tesseract's second, inverted reading of every
+        // unsure line is then wasted work. A whole frame may hold light text anywhere.
+        _ = TessBaseAPISetVariable(api, "tessedit_do_invert", darkOnLight ? "0" : "1")
         defer { TessBaseAPIClear(api) }
         let status: Int32
         var scale = 1.0

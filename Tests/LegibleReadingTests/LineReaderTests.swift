@@ -117,3 +117,27 @@ private func cer(_ got: String, _ want: String) -> Double {
         #expect(text.text.isEmpty && text.blocks.isEmpty)
     }
 }
+
+@Suite struct PageHeuristicTests {
+    private func lines(_ count: Int, height: Int32, angle: Int32 = 0) -> [DetectedLine] {
+        (0..<count).map { index in
+            let y = Int32(40 + index) * (height + 8)
+            return DetectedLine(
+                corners: [
+                    Point(x: 50, y: y), Point(x: 650, y: y + angle), Point(x: 650, y: y + angle + height),
+                    Point(x: 50, y: y + height),
+                ], score: 0.9)
+        }
+    }
+
+    @Test func manySmallLevelLinesAreAPage() {
+        #expect(LineReader.looksLikePage(lines(30, height: 14), width: 1600, height: 1232))
+    }
+
+    @Test func aFewLinesOrLargeOrTiltedOnesAreAScene() {
+        #expect(!LineReader.looksLikePage(lines(12, height: 14), width: 1600, height: 1232))
+        #expect(!LineReader.looksLikePage(lines(30, height: 60), width: 1600, height: 1232))
+        // A receipt photographed at a slant: its lines rise 40 px over 600.
+        #expect(!LineReader.looksLikePage(lines(30, height: 14, angle: -40), width: 1600, height: 1232))
+    }
+}

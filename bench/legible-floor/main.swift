@@ -1,6 +1,7 @@
 // legible-floor: the floor for Legible's benchmarks.
 //
-// Decodes one JPEG once, creates one TesseractEngine, and recognizes the same image
+// Decodes one JPEG once, creates one TesseractEngine (with --detector also the PP-OCRv4 line
+// detector, as legibled's default text mode uses them), and recognizes the same image
 // warmup + repeat times in-process, with no server, socket or protobuf in the way. Whatever a
 // benchmark of the server measures above these numbers is the server's own cost.
 //
@@ -10,7 +11,9 @@
 internal import Glibc
 internal import LegibleCommandLine
 internal import LegibleCore
+internal import LegibleDetection
 internal import LegibleImaging
+internal import LegibleReading
 internal import LegibleTesseract
 
 let command = Command(
@@ -28,6 +31,14 @@ let command = Command(
             "psm", valueName: "psm", help: "Page segmentation: 3, 4, 6 or 11.",
             default: "as legibled chooses for MODE_TEXT"),
         .value("level", valueName: "level", help: "fast or accurate.", default: "fast"),
+        .flag(
+            "detector",
+            help:
+                "Read as legibled's default text mode does: PP-OCRv4 finds the lines, each is read alone (--psm is then ignored)."
+        ),
+        .value(
+            "detector-max-side", valueName: "px", help: "The detector's input, long side.", default: "960"),
+        .value("strip-height", valueName: "px", help: "With --detector: the height lines are read at.", default: "48"),
         .flag("print-text", help: "Also write the recognized text to stderr."),
         .flag(
             "orientations",
@@ -46,6 +57,9 @@ struct Options {
     var level: RecognitionLevel
     var printText: Bool
     var orientations: Bool
+    var detector: Bool
+    var detectorMaxSide: Int
+    var stripHeight: Int
     var file: String?
 }
 
@@ -67,7 +81,9 @@ func parse(_ arguments: [String]) -> Options {
             tessdata: parsed.value("tessdata")!, model: parsed.value("model")!,
             repeatCount: try parsed.integer("repeat", in: 1...Int.max)!, warmup: try parsed.integer("warmup")!,
             segmentation: segmentation, level: level, printText: parsed.flag("print-text"),
-            orientations: parsed.flag("orientations"),
+            orientations: parsed.flag("orientations"), detector: parsed.flag("detector"),
+            detectorMaxSide: try parsed.integer("detector-max-side", in: 32...4096) ?? 960,
+            stripHeight: try parsed.integer("strip-height", in: 8...400) ?? 48,
             file: parsed.positionals.first)
     } catch {
         if case .usage(let message, _) = error { fail(message, code: .usage) }
@@ -130,6 +146,7 @@ if options.orientations {
 
 let image: GrayImage
 let engine: TesseractEngine
+var lineDetector: TextDetector?
 var residentBeforeEngine = 0
 do {
     let decoder = try FrameImager()
@@ -138,17 +155,32 @@ do {
     engine = try TesseractEngine(
         tessdata: options.tessdata, key: EngineKey(models: options.model.split(separator: "+").map(String.init)))
     engine.segmentationOverride = options.segmentation
+    if options.detector {
+        lineDetector = try TextDetector(options: TextDetector.Options(maxSide: options.detectorMaxSide))
+        try lineDetector!.warmUp(sizes: [(image.width, image.height)])
+    }
 } catch {
     fail("\(error)")
 }
 
 let clock = ContinuousClock()
 var times: [Double] = []
+/// With --detector: the detection's share of each run.
+var detectTimes: [Double] = []
 var text = ""
 do {
     for run in 0..<(options.warmup + options.repeatCount) {
         let start = clock.now
-        let result = try engine.recognize(image, request: RecognitionRequest(level: options.level))
+        let request = RecognitionRequest(level: options.level)
+        let result: RecognizedText
+        if let lineDetector {
+            let lines = try lineDetector.detectLines(inPadded: image)
+            if run >= options.warmup { detectTimes.append(milliseconds(clock.now - start)) }
+            result = try LineReader(rectifier: LineRectifier(targetHeight: Double(options.stripHeight))).read(
+                image, lines: lines, recognizer: engine, request: request)
+        } else {
+            result = try engine.recognize(image, request: request)
+        }
         let elapsed = milliseconds(clock.now - start)
         if run >= options.warmup { times.append(elapsed) }
         text = result.text
@@ -167,7 +199,10 @@ if options.printText { write(2, text + "\n") }
 write(
     1,
     "{\"file\":\(JSONText.quoted(file)),\"model\":\(JSONText.quoted(options.model)),\"width\":\(image.width),"
-        + "\"height\":\(image.height),\"psm\":\(options.segmentation?.rawValue ?? PageSegmentation.choose(mode: .text, hasRegionOfInterest: false, models: engine.key.models).rawValue),\"runs\":\(times.count),"
+        + "\"height\":\(image.height),\"psm\":\(lineDetector != nil ? PageSegmentation.singleLine.rawValue : options.segmentation?.rawValue ?? PageSegmentation.choose(mode: .text, hasRegionOfInterest: false, models: engine.key.models).rawValue),\"detector\":\(lineDetector != nil),\"runs\":\(times.count),"
         + "\"median_ms\":\(decimal(median)),\"p90_ms\":\(decimal(p90)),\"min_ms\":\(decimal(sorted[0])),"
+        + (detectTimes.isEmpty
+            ? ""
+            : "\"detect_median_ms\":\(decimal(detectTimes.sorted()[detectTimes.count / 2])),")
         + "\"text_chars\":\(text.count),\"rss_kb\":\(residentKilobytes()),\"rss_before_engine_kb\":\(residentBeforeEngine)}\n"
 )

@@ -116,7 +116,8 @@ def test_readyz_flips_during_start_up_and_drain():
     """Not ready while the default engine loads (the Latin script model takes seconds), ready
     once it has, not ready again while draining after SIGTERM."""
     port = free_port()
-    server = Server("--metrics", f"tcp:127.0.0.1:{port}", "--model", "latin=Latin", "--workers", "1")
+    server = Server("--metrics", f"tcp:127.0.0.1:{port}", "--model", "latin=Latin", "--workers", "1",
+                    wait_for_engine=False)
     try:
         wait_for(lambda: get(port, "/healthz")[0] == 200, what="healthz")
         assert get(port, "/readyz")[0] == 503, "ready before the default engine loaded"
