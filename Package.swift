@@ -112,7 +112,11 @@ let package = Package(
             path: "clients/legible-load", swiftSettings: strict),
         .executableTarget(
             name: "legible-floor",
-            dependencies: ["LegibleImaging", "LegibleTesseract", "LegibleCommandLine", "LegibleCore", "CLeptonica"],
+            dependencies: [
+                "LegibleImaging", "LegibleTesseract", "LegibleDetection", "LegibleReading", "LegibleCommandLine",
+                "LegibleCore",
+                "CLeptonica",
+            ],
             path: "bench/legible-floor", swiftSettings: strict),
         // The text detector per input size: ms per step, RSS, recall and precision.
         .executableTarget(
