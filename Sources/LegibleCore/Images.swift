@@ -82,3 +82,38 @@ public struct GrayImage: Sendable {
 
     public subscript(x: Int, y: Int) -> UInt8 { pixels[y * bytesPerRow + x] }
 }
+
+extension GrayImage {
+    /// Whether the image is mostly dark with lighter marks (light text on a dark ground): its
+    /// median gray is below the middle of its 5th and 95th percentiles, from every `step`-th
+    /// pixel of every `step`-th row. Right on every generated frame, dark-on-light and
+    /// light-on-dark, dim and uneven, and on detected line strips (most of a line is ground).
+    public func hasLightMarksOnDark(step: Int = 1) -> Bool {
+        var histogram = [Int](repeating: 0, count: 256)
+        var count = 0
+        pixels.withUnsafeBufferPointer { pixels in
+            var y = 0
+            while y < height {
+                var x = 0
+                let row = y * bytesPerRow
+                while x < width {
+                    histogram[Int(pixels[row + x])] += 1
+                    count += 1
+                    x += step
+                }
+                y += step
+            }
+        }
+        guard count > 0 else { return false }
+        func percentile(_ p: Double) -> Int {
+            let target = Int(Double(count) * p)
+            var seen = 0
+            for (level, n) in histogram.enumerated() {
+                seen += n
+                if seen > target { return level }
+            }
+            return 255
+        }
+        return Double(percentile(0.5)) < Double(percentile(0.05) + percentile(0.95)) / 2
+    }
+}

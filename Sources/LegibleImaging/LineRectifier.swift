@@ -55,7 +55,7 @@ public struct LineRectifier: Sendable {
             }
         }
         var line = GrayImage(width: width, height: rows, bytesPerRow: width, pixels: pixels)
-        let inverted = Self.isLightOnDark(line)
+        let inverted = line.hasLightMarksOnDark()
         if inverted {
             for index in line.pixels.indices { line.pixels[index] = 255 &- line.pixels[index] }
         }
@@ -151,27 +151,5 @@ public struct LineRectifier: Sendable {
                 y += map.c
             }
         }
-    }
-
-    /// Whether the strip is light ink on a dark ground: its median is darker than the middle
-    /// of its 5th and 95th percentiles (most of a text line's pixels are ground).
-    public static func isLightOnDark(_ image: GrayImage) -> Bool {
-        var histogram = [Int](repeating: 0, count: 256)
-        for y in 0..<image.height {
-            let row = y * image.bytesPerRow
-            for x in 0..<image.width { histogram[Int(image.pixels[row + x])] += 1 }
-        }
-        let count = image.width * image.height
-        guard count > 0 else { return false }
-        func percentile(_ p: Double) -> Int {
-            let target = Int(Double(count) * p)
-            var seen = 0
-            for (level, n) in histogram.enumerated() {
-                seen += n
-                if seen > target { return level }
-            }
-            return 255
-        }
-        return Double(percentile(0.5)) < Double(percentile(0.05) + percentile(0.95)) / 2
     }
 }

@@ -215,7 +215,7 @@ public final class TesseractEngine: Recognizer {
             }
             try checkStop()
         case .accurate:
-            let lightText = Self.hasLightText(image)
+            let lightText = image.hasLightMarksOnDark(step: 4)
             let base = lightText ? LeptonicaImage(image)?.inverted() : nil
             best = try read(base.map { .pix($0, scale: 1) } ?? .gray(image), .adaptive, request)
             try checkStop()
@@ -360,38 +360,6 @@ public final class TesseractEngine: Recognizer {
             reading.medianWordHeight = reading.medianWordHeight.map { $0 * scale }
         }
         return reading
-    }
-
-    /// Whether the image is mostly dark with lighter marks: its median gray is below the middle
-    /// of its 5th and 95th percentiles (from every 4th pixel of every 4th row). Right on every
-    /// generated frame, dark-on-light and light-on-dark, dim and uneven.
-    static func hasLightText(_ image: GrayImage) -> Bool {
-        var histogram = [Int](repeating: 0, count: 256)
-        var count = 0
-        image.pixels.withUnsafeBufferPointer { pixels in
-            var y = 0
-            while y < image.height {
-                var x = 0
-                let row = y * image.bytesPerRow
-                while x < image.width {
-                    histogram[Int(pixels[row + x])] += 1
-                    count += 1
-                    x += 4
-                }
-                y += 4
-            }
-        }
-        guard count > 0 else { return false }
-        func percentile(_ p: Double) -> Int {
-            let target = Int(Double(count) * p)
-            var seen = 0
-            for (level, n) in histogram.enumerated() {
-                seen += n
-                if seen > target { return level }
-            }
-            return 255
-        }
-        return Double(percentile(0.5)) < Double(percentile(0.05) + percentile(0.95)) / 2
     }
 
     // MARK: The iterator walk
