@@ -162,9 +162,11 @@ def test_overload_drops_and_keeps_latency_bounded():
     for second in report["series"]:
         if second["second"] < last_second and second.get("latency_p99") is not None:
             assert second["latency_p99"] < 50 + service + 150, (service, second)
-    # The drain tail: at most sessions x one service + one frame interval + slack, where one
-    # service is as above.
-    assert report["latency"]["max"] < 4 * service + 50 + 100, (service, report["latency"])
+    # The drain tail: a session's last frame waits for the frame in service and the other
+    # sessions' pending ones, then its own: sessions x one service. "One service" here is the
+    # fastest frame's; the others' vary above it (decode, the loop's hops), so the bound
+    # allows one service more (measured up to 5.07 fastest services on this machine).
+    assert report["latency"]["max"] < (4 + 1) * service + 50 + 100, (service, report["latency"])
     # Round-robin across sessions: each gets its share of the worker.
     assert report["fairness"]["jain_index"] >= 0.9, report["fairness"]
 
