@@ -2,8 +2,9 @@
 """The one-run benchmark (make bench): Legible against its floor and its peers, on the same
 frames, in one run on this machine, written to BENCHMARKS.md with a freshness chart beside it.
 
-  1. floor       legible-floor (the bare Tesseract call in-process, one engine): median ms per
-                 frame and frames/s; one legible-floor process per core at once.
+  1. floor       legible-floor --detector (in-process, no server: the PP-OCRv4 detector and one
+                 Tesseract engine reading each line, as legibled's text mode does): median ms
+                 per frame and frames/s; one legible-floor process per core at once.
   2. legible     one stream, closed loop: end-to-end latency per frame (median, p99) against
                  (1); saturated: --workers = cores, 2 x cores sessions offered 4x the floor
                  capacity open loop (a frame always pending): recognized frames/s.
@@ -13,8 +14,9 @@ frames, in one run on this machine, written to BENCHMARKS.md with a freshness ch
                  seconds with distinct frames: result age (sent -> result received) p50/p99 per
                  5 s window, Legible against the FIFO peer, and a PNG chart.
   5. accuracy    CER per script, per EXIF orientation and on hard camera frames, Legible FAST
-                 and ACCURATE against the tesseract CLI (--psm 11 and its default --psm 3);
-                 plus Tesseract's public eurotext.png (from the tesserocr sdist).
+                 and ACCURATE against the tesseract CLI (--psm 11 and its default --psm 3) and
+                 legibled --detector tesseract (the whole-frame read); plus Tesseract's public
+                 eurotext.png (from the tesserocr sdist).
 
 The machine is shared, so what is compared is measured side by side: the one-stream latencies
 of the floor, Legible, the FIFO peer and the CLI in 8 short rounds, and the saturated runs of
@@ -224,9 +226,9 @@ class Server:
         self.stop()
 
 
-def legibled(binary, workers=CORES, replicas=CORES):
+def legibled(binary, workers=CORES, replicas=CORES, *flags):
     return Server("legibled", [binary, "--listen", "unix:{socket}", "--workers", str(workers),
-                               "--replicas-per-script", str(replicas)])
+                               "--replicas-per-script", str(replicas), *flags])
 
 
 def fifo_peer(workers=CORES):
@@ -393,7 +395,7 @@ class OpenLoop:
 
 def floor_parallel(floor, runs):
     """One legible-floor process per core at once: (frames/s in all, each one's median ms)."""
-    argv = [floor, "--repeat", str(runs), "--warmup", "2", BENCH_FRAME]
+    argv = [floor, "--detector", "--repeat", str(runs), "--warmup", "2", BENCH_FRAME]
     note_command(argv, env="OMP_THREAD_LIMIT=1 (%d at once)" % CORES)
     processes = [subprocess.Popen(argv, env=ENV, stdout=subprocess.PIPE, text=True) for _ in range(CORES)]
     each = [json.loads(p.communicate()[0])["median_ms"] for p in processes]
@@ -409,7 +411,7 @@ def one_stream(binary, floor, runs, cli_runs):
     rounds = 8
     per_round = max(1, runs // rounds)
     cli_per_round = max(1, cli_runs // rounds)
-    argv = [floor, "--repeat", str(per_round), "--warmup", "2", BENCH_FRAME]
+    argv = [floor, "--detector", "--repeat", str(per_round), "--warmup", "2", BENCH_FRAME]
     note_command(argv)
     note_command(tesseract_cli.command("eng", 11, "$TMP/tesseract-cli-XXXX.jpg"))
     floor_medians, legible_times, fifo_times, cli_times, timings = [], [], [], [], []
@@ -541,8 +543,10 @@ def accuracy_section(binary, frames):
     memo = {}
     models = sorted({model for _, model in CONFIGS.values()} | {"Latin"})
     note_command(["tesseract", "$TMP/tesseract-cli-XXXX.jpg", "-", "-l", "{%s}" % ",".join(models), "--psm", "{11,3}"])
-    with legibled(binary, workers=1, replicas=1) as server:
+    with legibled(binary, workers=1, replicas=1) as server, \
+            legibled(binary, 1, 1, "--detector", "tesseract") as page_layout:
         streams = {}
+        page_streams = {}
         for group, label, config, key, orientation in cases:
             image, truth = frames[key]
             stored = cf.to_stored(image, orientation)
@@ -565,7 +569,18 @@ def accuracy_section(binary, frames):
                 for psm in (11, 3):
                     text, _ = tesseract_cli.recognize(data, model, psm)
                     row["cli_%d" % psm] = bm.cer(text, truth)
-                memo[digest] = {k: row[k] for k in ("legible_fast", "legible_accurate", "cli_11", "cli_3")}
+                # Tesseract's own layout of the whole frame (the text mode before the detector).
+                if config not in page_streams:
+                    page_streams[config] = [page_layout.session(level=pb.LEVEL_FAST, recognize_unchanged=True,
+                                                                **options), 0]
+                stream = page_streams[config]
+                stream[1] += 1
+                stream[0].send(frame_message(stream[1], data, orientation=orientation))
+                result = stream[0].receive().result
+                row["legible_tesseract"] = bm.cer(result.text.text if result.status == pb.FRAME_STATUS_RECOGNIZED
+                                                  else "", truth)
+                memo[digest] = {k: row[k] for k in ("legible_fast", "legible_accurate", "cli_11", "cli_3",
+                                                    "legible_tesseract")}
             if group == "orientation":
                 # The same stored frame with EXIF tag 0x0112: does the CLI turn it? (Leptonica does not.)
                 text, _ = tesseract_cli.recognize(cf.jpeg_with_exif(stored, orientation), CONFIGS[config][1], 11)
@@ -592,7 +607,7 @@ def accuracy_section(binary, frames):
                     row["cli_%d" % psm] = bm.cer(text, EUROTEXT_TRUTH)
                 results.setdefault("public", []).append(row)
                 log("accuracy public %s: %s" % (config, json.dumps({k: round(v, 3) for k, v in row.items() if k.startswith(("legible", "cli"))})))
-        for stream, _ in streams.values():
+        for stream, _ in list(streams.values()) + list(page_streams.values()):
             stream.close()
     return results
 
@@ -659,7 +674,7 @@ def write_report(path, r, chart_name):
     lines += ["## Goals", "", "| goal | measured | ratio | target | result |", "|---|---|---|---|---|"]
     for row in g:
         lines.append("| %s | %s | %s | %s | %s |" % row)
-    lines += ["", "## 1. The floor: the bare Tesseract call in-process (`legible-floor`)", "",
+    lines += ["", "## 1. The floor: the same reading in-process, no server (`legible-floor --detector`)", "",
               "| | median ms / frame | frames/s |", "|---|---|---|",
               "| one engine (%d frames in %d rounds interleaved with the one-stream runs of tables 2–3; round medians %s) | %.1f | %.2f |" % (
                   f1["runs"], len(f1["round_medians_ms"]), " / ".join("%.0f" % x for x in f1["round_medians_ms"]), rec, f1["rate"]),
@@ -729,22 +744,25 @@ def write_report(path, r, chart_name):
               "orientation table sends the frame with the tag, and the CLI reads it no better. Goals compare Legible with the better of the two CLI runs. CER: Levenshtein distance / truth "
               "length after `bench/models.py`'s normalisation (NFC, one space between words, none between Han/kana).", "",
               "### Per script (generated camera scenes, `script_scene` and `mixed_scene`; mean over %d seeds, 2 for the mixed scene)" % len(SEEDS), "",
-              "| script | CLI model | Legible FAST | Legible ACCURATE | CLI --psm 11 | CLI --psm 3 |", "|---|---|---|---|---|---|"]
+              "| script | CLI model | Legible FAST | Legible ACCURATE | CLI --psm 11 | CLI --psm 3 | FAST, `--detector tesseract` |",
+              "|---|---|---|---|---|---|---|"]
     for config, rows in group_by(acc["script"], "config"):
-        lines.append("| %s | `%s` | %.3f | %.3f | %.3f | %.3f |" % ((config, CONFIGS[config][1]) + means(rows)))
+        lines.append("| %s | `%s` | %.3f | %.3f | %.3f | %.3f | %s |" % ((config, CONFIGS[config][1]) + means(rows) + (page_mean(rows),)))
     lines += ["", "### Per EXIF orientation (the Latin scene, seed %d, stored as `to_stored(upright, orientation)`)" % cf.SEED, "",
-              "| orientation | Legible FAST | Legible ACCURATE | CLI --psm 11 | CLI --psm 3 | CLI --psm 11, JPEG with the EXIF tag |",
-              "|---|---|---|---|---|---|"]
+              "| orientation | Legible FAST | Legible ACCURATE | CLI --psm 11 | CLI --psm 3 | CLI --psm 11, JPEG with the EXIF tag | FAST, `--detector tesseract` |",
+              "|---|---|---|---|---|---|---|"]
     for row in acc["orientation"]:
-        lines.append("| %s | %.3f | %.3f | %.3f | %.3f | %.3f |" % ((row["label"],) + means([row]) + (row["cli_11_exif"],)))
+        lines.append("| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %s |" % ((row["label"],) + means([row]) + (row["cli_11_exif"], page_mean([row]))))
     lines += ["", "### Hard camera frames (`bench/models.py` `hard_frames()`, eng)", "",
-              "| frame | Legible FAST | Legible ACCURATE | CLI --psm 11 | CLI --psm 3 |", "|---|---|---|---|---|"]
+              "| frame | Legible FAST | Legible ACCURATE | CLI --psm 11 | CLI --psm 3 | FAST, `--detector tesseract` |",
+              "|---|---|---|---|---|---|"]
     for row in acc["hard"]:
-        lines.append("| %s | %.3f | %.3f | %.3f | %.3f |" % ((row["label"],) + means([row])))
+        lines.append("| %s | %.3f | %.3f | %.3f | %.3f | %s |" % ((row["label"],) + means([row]) + (page_mean([row]),)))
     lines += ["", "### Camera frames overall (each distinct frame once)", "",
-              "| set | frames | Legible FAST | Legible ACCURATE | CLI --psm 11 | CLI --psm 3 |", "|---|---|---|---|---|---|"]
+              "| set | frames | Legible FAST | Legible ACCURATE | CLI --psm 11 | CLI --psm 3 | FAST, `--detector tesseract` |",
+              "|---|---|---|---|---|---|---|"]
     for name, rows in r["overall_sets"]:
-        lines.append("| %s | %d | %.3f | %.3f | %.3f | %.3f |" % ((name, len(rows)) + means(rows)))
+        lines.append("| %s | %d | %.3f | %.3f | %.3f | %.3f | %s |" % ((name, len(rows)) + means(rows) + (page_mean(rows),)))
     lines += ["", "### Public images", ""]
     if acc.get("public"):
         lines += ["Real public images with ground truth already on this machine: none in Debian's packages (the "
@@ -778,6 +796,12 @@ def group_by(rows, key):
     for row in rows:
         out.setdefault(row[key], []).append(row)
     return list(out.items())
+
+
+def page_mean(rows):
+    """Mean CER of `legibled --detector tesseract` FAST (the text mode before the line detector)."""
+    values = [r["legible_tesseract"] for r in rows if "legible_tesseract" in r]
+    return "%.3f" % statistics.mean(values) if values else "—"
 
 
 def means(rows):
