@@ -220,6 +220,39 @@ def measure(server, level, log):
     return {"tilt": tilt, "clutter": clutter}
 
 
+def report_lines(results):
+    """Markdown: the tilt table and the text-free shares, from measure()'s results per server."""
+    lines = ["| angle | lines | detector: one line, IoU >= 0.5 | detector: read | detector CER | "
+             "tesseract: IoU >= 0.5 | tesseract CER |", "|---:|---:|---:|---:|---:|---:|---:|"]
+    for angle in ANGLES + ("all",):
+        def rows(name):
+            return [r for r in results[name]["tilt"] if angle == "all" or r["angle"] == angle]
+        d, t = rows("detector"), rows("tesseract")
+        total = sum(r["lines"] for r in d)
+        lines.append("| %s | %d | %.0f %% | %.0f %% | %.3f | %.0f %% | %.3f |" % (
+            angle, total, 100 * sum(r["found"] for r in d) / total, 100 * sum(r["read"] for r in d) / total,
+            statistics.mean(r["cer"] for r in d), 100 * sum(r["found"] for r in t) / total,
+            statistics.mean(r["cer"] for r in t)))
+    lines.append("")
+    for name in results:
+        clutter = results[name]["clutter"]
+        lines.append("%s: text-free frames answered empty: %d of %d (%.0f %%)  " % (
+            name, sum(c["empty"] for c in clutter), len(clutter), 100 * sum(c["empty"] for c in clutter) / len(clutter)))
+    return lines
+
+
+def measure_both(binary, level, log):
+    """measure() against legibled with the detector and with --detector tesseract."""
+    results = {}
+    for name, flags in (("detector", ()), ("tesseract", ("--detector", "tesseract"))):
+        server = bm.Server(binary, *flags)
+        try:
+            results[name] = measure(server, level, lambda line: log(name, line))
+        finally:
+            server.stop()
+    return results
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--legibled", default=os.path.join(HERE, "..", ".build", "release", "legibled"))
@@ -227,29 +260,8 @@ def main():
     parser.add_argument("--json")
     args = parser.parse_args()
     level = pb.LEVEL_FAST if args.level == "fast" else pb.LEVEL_ACCURATE
-    results = {}
-    for name, flags in (("detector", ()), ("tesseract", ("--detector", "tesseract"))):
-        server = bm.Server(args.legibled, *flags)
-        try:
-            results[name] = measure(server, level, lambda line: print(name, line, file=sys.stderr, flush=True))
-        finally:
-            server.stop()
-    print("| angle | lines | detector: one line, IoU >= 0.5 | detector: read | detector CER | tesseract: IoU >= 0.5 | tesseract CER |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
-    for angle in ANGLES + ("all",):
-        def rows(name):
-            return [r for r in results[name]["tilt"] if angle == "all" or r["angle"] == angle]
-        d, t = rows("detector"), rows("tesseract")
-        total = sum(r["lines"] for r in d)
-        print("| %s | %d | %.0f %% | %.0f %% | %.3f | %.0f %% | %.3f |" % (
-            angle, total, 100 * sum(r["found"] for r in d) / total, 100 * sum(r["read"] for r in d) / total,
-            statistics.mean(r["cer"] for r in d), 100 * sum(r["found"] for r in t) / total,
-            statistics.mean(r["cer"] for r in t)))
-    print()
-    for name in results:
-        clutter = results[name]["clutter"]
-        print("%s: text-free frames answered empty: %d of %d (%.0f %%)" % (
-            name, sum(c["empty"] for c in clutter), len(clutter), 100 * sum(c["empty"] for c in clutter) / len(clutter)))
+    results = measure_both(args.legibled, level, lambda *parts: print(*parts, file=sys.stderr, flush=True))
+    print("\n".join(report_lines(results)))
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:
