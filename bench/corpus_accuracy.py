@@ -8,8 +8,9 @@ often a text-free image is answered empty, for the systems side by side in one r
   legible-accurate    the same, ACCURATE
 
 Tuning and reporting are kept apart: each image is in the "tune" or the "held-out" part by a
-hash of its id (a third tune, two thirds held out), and the tables report both parts
-separately. Thresholds of the detector path are chosen on the tune part only.
+hash of its id (a third tune, two thirds held out), and images looked at during development
+(SEEN_IN_DEVELOPMENT) are in the tune part; the tables report both parts separately. No
+threshold has been fitted to the corpus yet; the held-out part is for reporting only.
 
 Every number comes from the real legibled (release build) over a unix socket with
 OMP_THREAD_LIMIT=1 and --workers 1, images sent one at a time as the files are (JPEG and PNG
@@ -48,7 +49,14 @@ CLI_MODEL = {"latin": "eng", "chinese": "chi_sim", "devanagari": "hin", "japanes
 SYSTEMS = ("cli", "legible-tesseract", "legible-fast", "legible-accurate")
 
 
+# Images whose results were looked at while the line path was developed: they belong to the
+# tune part whatever their hash (the page rule was written after reading this page's output).
+SEEN_IN_DEVELOPMENT = {"latin-page-unlv-what-kids-need", "latin-page-unlv-dubrovnik"}
+
+
 def part(image_id):
+    if image_id in SEEN_IN_DEVELOPMENT:
+        return "tune"
     return "tune" if int(hashlib.sha1(image_id.encode()).hexdigest(), 16) % 3 == 0 else "held-out"
 
 

@@ -73,7 +73,7 @@ extension TextLine {
         guard var line = lines.first else { return nil }
         for next in lines.dropFirst() {
             line.elements += next.elements
-            line.text += " " + next.text
+            line.text += (ReadingOrder.needsSpace(between: line.text, and: next.text) ? " " : "") + next.text
             line.frame = line.frame.union(next.frame)
         }
         return line
@@ -136,5 +136,29 @@ public final class RecognitionCancellation: Sendable {
     public var isCancelled: Bool {
         let job = running.load(ordering: .acquiring)
         return job != 0 && job == cancelled.load(ordering: .acquiring)
+    }
+}
+
+/// What is left of a recognition's time limit, counted from when the limit was set: a frame's
+/// deadline covers several steps (detection, then each line), each given what is left.
+public struct TimeLimit: Sendable {
+    public let limit: Duration?
+    private let started = ContinuousClock.now
+
+    /// `limit` nil: no limit.
+    public init(_ limit: Duration?) {
+        self.limit = limit
+    }
+
+    /// The time left, nil for no limit.
+    ///
+    /// - Throws: `.deadlineExceeded` once it is spent.
+    public func remaining() throws(LegibleError) -> Duration? {
+        guard let limit else { return nil }
+        let left = limit - (ContinuousClock.now - started)
+        guard left > .zero else {
+            throw LegibleError(.deadlineExceeded, "the recognition took longer than the \(limit) deadline")
+        }
+        return left
     }
 }

@@ -16,16 +16,12 @@ public final class LineDetectorPool: Sendable {
     }
 
     private let idle = Mutex<[Idle]>([])
-    private let made = Atomic<Int>(0)
     private let make: @Sendable () throws(LegibleError) -> any LineDetecting
 
     /// `make` creates (and warms up) one detector; it runs on the thread that first needs one.
     public init(make: @escaping @Sendable () throws(LegibleError) -> any LineDetecting) {
         self.make = make
     }
-
-    /// Detectors made so far (the most that were busy at once).
-    public var count: Int { made.load(ordering: .relaxed) }
 
     /// Runs `body` with a detector of the pool's, made if none is idle.
     public func withDetector<T>(_ body: (any LineDetecting) throws(LegibleError) -> T) throws(LegibleError) -> T {
@@ -35,7 +31,6 @@ public final class LineDetectorPool: Sendable {
             detector = taken.detector
         } else {
             detector = try make()
-            made.add(1, ordering: .relaxed)
         }
         defer { idle.withLock { $0.append(Idle(detector: detector)) } }
         return try body(detector)

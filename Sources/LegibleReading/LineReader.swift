@@ -27,49 +27,35 @@ public struct LineReader: Sendable {
         self.readingOrder = readingOrder
     }
 
-    /// The text of `lines` in `image` (upright); coordinates in `image`'s pixels.
+    /// The text of `lines` in `image` (upright); coordinates in `image`'s pixels. Each line is
+    /// read in its own single-line recognition (stacking the strips into one image read as a
+    /// block was tried: slower on camera-720p.jpg, and on a dense page it mixed neighbouring
+    /// lines).
     ///
     /// - Parameters:
-    ///   - job, deadline: as `Recognizer.recognize`; the deadline covers all the lines.
-    /// - Throws: `.cancelled` or `.deadlineExceeded` from the recognizer.
+    ///   - job: as `Recognizer.recognize`.
+    ///   - time: the frame's time limit; it covers all the lines.
+    /// - Throws: `.cancelled` or `.deadlineExceeded`.
     public func read(
         _ image: GrayImage, lines: [DetectedLine], recognizer: some Recognizer, request: RecognitionRequest,
-        job: UInt64 = 0, deadline: Duration? = nil
+        job: UInt64 = 0, time: TimeLimit = TimeLimit(nil)
     ) throws(LegibleError) -> RecognizedText {
         let strips = lines.filter { $0.score >= minimumDetectionScore }.compactMap {
             rectifier.rectify(image, quad: $0.quad)
         }
-        let read = try readOneByOne(strips, recognizer: recognizer, request: request, job: job, deadline: deadline)
+        var read: [(TextLine, RectifiedLine)] = []
+        for strip in strips {
+            if let line = try recognizer.recognizeLine(
+                strip.image, request: request, job: job, deadline: time.remaining())
+            {
+                read.append((line, strip))
+            }
+        }
         let placed = read.filter { isConfident($0.0) }.map { Self.mapped($0.0, by: $0.1.toImage) }
         let blocks = ReadingOrder.blocks(placed, parameters: readingOrder)
         return RecognizedText(
             text: blocks.map(\.text).joined(separator: "\n"), blocks: blocks, imageWidth: image.width,
             imageHeight: image.height)
-    }
-
-    /// Each strip in its own single-line recognition. (Stacking the strips into one image read
-    /// as a block was measured slower — 188 against 174 ms on camera-720p.jpg — and on a
-    /// dense page it mixed neighbouring lines.)
-    private func readOneByOne(
-        _ strips: [RectifiedLine], recognizer: some Recognizer, request: RecognitionRequest, job: UInt64,
-        deadline: Duration?
-    ) throws(LegibleError) -> [(TextLine, RectifiedLine)] {
-        let clock = ContinuousClock()
-        let started = clock.now
-        var read: [(TextLine, RectifiedLine)] = []
-        for strip in strips {
-            var remaining: Duration? = nil
-            if let deadline {
-                remaining = deadline - (clock.now - started)
-                if remaining! <= .zero {
-                    throw LegibleError(.deadlineExceeded, "the recognition took longer than the \(deadline) deadline")
-                }
-            }
-            if let line = try recognizer.recognizeLine(strip.image, request: request, job: job, deadline: remaining) {
-                read.append((line, strip))
-            }
-        }
-        return read
     }
 
     /// Whether the detected lines make a page (a scan, a screenshot of a document) rather than

@@ -194,8 +194,7 @@ final class FramePipeline {
         guard let lineDetectors, request.mode == .text else {
             return try recognizer.recognize(image, request: request, job: context.serial, deadline: context.deadline)
         }
-        let clock = ContinuousClock()
-        let started = clock.now
+        let time = TimeLimit(context.deadline)
         let lines = try lineDetectors.withDetector { (detector) throws(LegibleError) in
             try detector.detectLines(inPadded: image)
         }
@@ -203,15 +202,10 @@ final class FramePipeline {
         if LineReader.looksLikePage(lines, width: image.width, height: image.height) {
             var page = request
             page.readsAsPage = true
-            let remaining = context.deadline.map { $0 - (clock.now - started) }
-            return try recognizer.recognize(image, request: page, job: context.serial, deadline: remaining)
-        }
-        let remaining = context.deadline.map { $0 - (clock.now - started) }
-        if let remaining, remaining <= .zero {
-            throw LegibleError(.deadlineExceeded, "the recognition took longer than the \(context.deadline!) deadline")
+            return try recognizer.recognize(image, request: page, job: context.serial, deadline: time.remaining())
         }
         return try lineReader.read(
-            image, lines: lines, recognizer: recognizer, request: request, job: context.serial, deadline: remaining)
+            image, lines: lines, recognizer: recognizer, request: request, job: context.serial, time: time)
     }
 
     /// FAST reads large text from a smaller decode: when the session's last result in this
