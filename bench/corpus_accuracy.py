@@ -177,6 +177,7 @@ def main():
     parser.add_argument("--variant", action="append", default=[], metavar="NAME=FLAGS",
                         help="one more system: legibled with these flags, at FAST (e.g. latin-model='--model latin=Latin')")
     parser.add_argument("--script", help="only images of this script (latin, chinese, ..., mixed, none)")
+    parser.add_argument("--part", choices=("tune", "held-out"), help="only this part (tune while choosing a setting)")
     parser.add_argument("--json", help="write every row (with texts) here")
     args = parser.parse_args()
     variants = {}
@@ -185,7 +186,7 @@ def main():
         variants[name] = flags.split()
     systems = [s for s in args.systems.split(",") if s] + list(variants)
     entries = [e for e in load_corpus() if (not args.only or args.only in e["id"])
-               and (not args.script or e["script"] == args.script)]
+               and (not args.script or e["script"] == args.script) and (not args.part or e["part"] == args.part)]
     rows = measure(entries, args.legibled, systems, lambda line: print(line, file=sys.stderr, flush=True), variants)
     for name in ("held-out", "tune"):
         subset = [r for r in rows if r["part"] == name]

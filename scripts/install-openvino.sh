@@ -5,6 +5,9 @@
 #   openvino==2026.4.1            libs/ and include/openvino/c/ ->
 #                                 /usr/local/lib/legible/openvino-2026.4.1/{lib,include}
 #   rapidocr_onnxruntime==1.4.4   models/*.onnx -> /usr/local/share/legible/models/
+#   onnx==1.17.0                  (used here only) to copy the recognition model's character
+#                                 list out of its ONNX metadata ("character") into
+#                                 ch_PP-OCRv4_rec_infer.characters.txt, one per line, beside it
 # and writes /usr/local/lib/pkgconfig/legible-openvino.pc for Sources/COpenVINO.
 #
 # The wheel ships libopenvino_c.so.2641 only; the unversioned libopenvino_c.so that -lopenvino_c
@@ -24,6 +27,10 @@ OPENVINO_SHA256=2d22b1da03f7caf74df30e9f6417d0ab2f637e4a38e08e1dcd294d2c37407aaf
 RAPIDOCR_VERSION=1.4.4
 RAPIDOCR_WHEEL=rapidocr_onnxruntime-1.4.4-py3-none-any.whl
 RAPIDOCR_SHA256=971d7d5f223a7a808662229df1ef69893809d8457d834e6373d3854bc1782cbf
+ONNX_VERSION=1.17.0
+ONNX_WHEEL=onnx-1.17.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
+ONNX_SHA256=4a183c6178be001bf398260e5ac2c927dc43e7746e8638d6c05c20e321f8c949
+CHARACTERS=ch_PP-OCRv4_rec_infer.characters.txt
 MODELS=(ch_PP-OCRv4_det_infer.onnx ch_PP-OCRv4_rec_infer.onnx ch_ppocr_mobile_v2.0_cls_infer.onnx)
 
 PREFIX=${LEGIBLE_OPENVINO_PREFIX:-/usr/local/lib/legible/openvino-$OPENVINO_VERSION}
@@ -31,13 +38,13 @@ MODEL_DIR=${LEGIBLE_MODEL_DIR:-/usr/local/share/legible/models}
 PC_FILE=${LEGIBLE_OPENVINO_PC:-/usr/local/lib/pkgconfig/legible-openvino.pc}
 WHEELS_DIR=${WHEELS_DIR:-/tmp/wheels}
 STAMP="$PREFIX/.installed"
-STAMP_TEXT="openvino $OPENVINO_SHA256 rapidocr_onnxruntime $RAPIDOCR_SHA256"
+STAMP_TEXT="openvino $OPENVINO_SHA256 rapidocr_onnxruntime $RAPIDOCR_SHA256 onnx $ONNX_SHA256"
 
 in_place() {
   [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$STAMP_TEXT" ] || return 1
   [ -e "$PREFIX/lib/libopenvino_c.so" ] && [ -f "$PREFIX/lib/libopenvino_intel_cpu_plugin.so" ] || return 1
   [ -f "$PREFIX/include/openvino/c/openvino.h" ] && [ -f "$PC_FILE" ] || return 1
-  for model in "${MODELS[@]}" LICENSE; do [ -f "$MODEL_DIR/$model" ] || return 1; done
+  for model in "${MODELS[@]}" "$CHARACTERS" LICENSE; do [ -f "$MODEL_DIR/$model" ] || return 1; done
 }
 if in_place; then exit 0; fi
 
@@ -60,6 +67,7 @@ fetch() {  # name==version file sha256
 }
 fetch "openvino==$OPENVINO_VERSION" "$OPENVINO_WHEEL" "$OPENVINO_SHA256"
 fetch "rapidocr_onnxruntime==$RAPIDOCR_VERSION" "$RAPIDOCR_WHEEL" "$RAPIDOCR_SHA256"
+fetch "onnx==$ONNX_VERSION" "$ONNX_WHEEL" "$ONNX_SHA256"
 
 # Unpack with Python's zipfile (python3 is in the Makefile's packages; unzip is not).
 python3 - "$work" "$OPENVINO_WHEEL" "$RAPIDOCR_WHEEL" "${MODELS[@]}" <<'EOF'
@@ -87,6 +95,23 @@ extract(openvino, runtime, "openvino")
 extract(rapidocr, lambda n: os.path.basename(n) if n.startswith("rapidocr_onnxruntime/models/")
         and os.path.basename(n) in models else None, "models")
 EOF
+# The recognizer's characters: output class i is line i-1 of the list (class 0 is CTC's blank;
+# the last class, a space, is not in the list). onnx goes to a scratch folder and uses the
+# protobuf and numpy that requirements.txt installs.
+python3 -m pip install -q --no-deps --disable-pip-version-check --target "$work/onnx" "$work/$ONNX_WHEEL" 2>&1 |
+  grep -v "Running pip as the 'root' user" >&2 || true
+PYTHONPATH="$work/onnx" python3 - "$work/models/ch_PP-OCRv4_rec_infer.onnx" "$work/models/$CHARACTERS" <<'EOF'
+import sys
+import onnx
+model = onnx.load(sys.argv[1], load_external_data=False)
+characters = {entry.key: entry.value for entry in model.metadata_props}["character"].split("\n")
+classes = model.graph.output[0].type.tensor_type.shape.dim[-1].dim_value
+if len(characters) + 2 != classes:
+    sys.exit(f"install-openvino: {len(characters)} characters for {classes} classes (blank + characters + space)")
+with open(sys.argv[2], "w", encoding="utf-8") as out:
+    out.write("\n".join(characters) + "\n")
+EOF
+
 ln -s libopenvino_c.so.2641 "$work/openvino/lib/libopenvino_c.so"
 chmod 755 "$work"/openvino/lib/*.so*
 
@@ -113,13 +138,14 @@ Libs: -L\${libdir} -lopenvino_c
 EOF
 
 mkdir -p "$MODEL_DIR"
-for model in "${MODELS[@]}"; do install -m 644 "$work/models/$model" "$MODEL_DIR/$model"; done
+for model in "${MODELS[@]}" "$CHARACTERS"; do install -m 644 "$work/models/$model" "$MODEL_DIR/$model"; done
 {
   echo "The models in this folder are PaddleOCR's (https://github.com/PaddlePaddle/PaddleOCR),"
   echo "converted to ONNX by RapidOCR, licensed under the Apache License 2.0. They were taken from"
   echo "the PyPI wheel $RAPIDOCR_WHEEL (sha256 $RAPIDOCR_SHA256),"
   echo "folder rapidocr_onnxruntime/models/, by Legible's scripts/install-openvino.sh:"
   for model in "${MODELS[@]}"; do echo "  $model"; done
+  echo "and $CHARACTERS, the character list in ch_PP-OCRv4_rec_infer.onnx's metadata."
   echo
   cat "$PREFIX/share/licenses/LICENSE"
 } >"$MODEL_DIR/LICENSE"

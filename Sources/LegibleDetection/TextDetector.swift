@@ -1,14 +1,11 @@
 internal import COpenVINO
-internal import Glibc
 public import LegibleCore
 
 /// Finds the text lines of a gray image with PP-OCRv4's detection model (DB) through OpenVINO's
 /// C API: one `TextDetector` per engine thread.
 ///
-/// Owns an `ov_core_t`, the read `ov_model_t` and, per input shape, an `ov_compiled_model_t`
-/// with its `ov_infer_request_t` (`CompiledShape`), all freed in `deinit` only: Swift runs
-/// `deinit` when an init throws after every stored property is set, so freeing them in the
-/// init as well would free them twice. Not `Sendable`: like a Tesseract handle, it is created
+/// Owns the read model (`OpenVINOModel`) and, per input shape, a compiled model with its infer
+/// request (`CompiledShape`). Not `Sendable`: like a Tesseract handle, it is created
 /// and used on one thread, and it infers on `Options.inferenceThreads` threads of its own
 /// (OpenVINO's `INFERENCE_NUM_THREADS`, 1 by default), so that N engines use N cores.
 ///
@@ -81,8 +78,7 @@ public final class TextDetector {
     public let options: Options
     public private(set) var lastTimings = Timings()
 
-    private let core: OpaquePointer
-    private let model: OpaquePointer
+    private let model: OpenVINOModel
     /// Compiled models by input shape, and the shapes from least to most recently used.
     private var compiled: [InputShape: CompiledShape] = [:]
     private var recency: [InputShape] = []
@@ -109,35 +105,17 @@ public final class TextDetector {
             }
         case .dynamic: break
         }
-        guard access(modelPath, R_OK) == 0 else {
-            throw LegibleError(
-                .failedPrecondition,
-                "the text detection model \(modelPath) is not installed: run make deps (scripts/install-openvino.sh)")
-        }
-        var core: OpaquePointer?
-        try check(ov_core_create(&core), "ov_core_create")
-        guard let core else { throw LegibleError(.internal, "ov_core_create returned no core") }
-        var model: OpaquePointer?
-        let read = ov_core_read_model(core, modelPath, nil, &model)
-        guard read == OK, let model else {
-            let message = lastErrorMessage(read)
-            ov_core_free(core)  // no stored property is set yet, so deinit will not run
-            throw LegibleError(.failedPrecondition, "OpenVINO cannot read \(modelPath): \(message)")
-        }
-        self.core = core
-        self.model = model
+        self.model = try OpenVINOModel(path: modelPath, what: "the text detection model")
         self.options = options
         self.postprocessor = DBPostprocessor(parameters: options.postprocessing)
         if case .adaptive = options.shapes {
             // Before any reshape: the model read from the file has dynamic height and width.
-            compiled[.dynamic] = try compile()
+            compiled[.dynamic] = try model.compile(threads: options.inferenceThreads)
         }
     }
 
     deinit {
-        compiled.removeAll()  // each CompiledShape frees its request and compiled model
-        ov_model_free(model)
-        ov_core_free(core)
+        compiled.removeAll()  // each CompiledShape frees its request and compiled model, then the model goes
     }
 
     /// The model input's size for an image of `width` × `height`: scaled down so that the long
@@ -205,7 +183,7 @@ public final class TextDetector {
         let target = try compiledShape(for: shape)
         lastTimings.compile = lap()
 
-        let input = try target.inputTensor(for: shape)
+        let input = try target.inputTensor(for: shape, dimensions: [1, 3, Int64(shape.height), Int64(shape.width)])
         fill(&resampler, shape, input)
         lastTimings.preprocess = lap()
 
@@ -280,9 +258,9 @@ public final class TextDetector {
             return found
         }
         if key != .dynamic {
-            try reshape(to: key)
+            try model.reshape(to: [1, 3, Int64(key.height), Int64(key.width)])
         }
-        let made = try compile()
+        let made = try model.compile(threads: options.inferenceThreads)
         while compiled.count >= limit, let oldest = recency.first(where: { $0 != .dynamic }) {
             recency.removeAll { $0 == oldest }
             compiled[oldest] = nil
@@ -292,122 +270,9 @@ public final class TextDetector {
         return made
     }
 
-    /// Reshapes the read model's input to 1×3×H×W (PP-OCRv4 det reads it as ?×3×?×?).
-    private func reshape(to shape: InputShape) throws(LegibleError) {
-        let dims: [Int64] = [1, 3, Int64(shape.height), Int64(shape.width)]
-        var partial = ov_partial_shape_t()
-        try dims.withUnsafeBufferPointer { (buffer) throws(LegibleError) in
-            try check(ov_partial_shape_create_static(4, buffer.baseAddress, &partial), "partial shape")
-        }
-        defer { ov_partial_shape_free(&partial) }
-        try check(ov_model_reshape_single_input(model, partial), "reshape to \(shape.width)x\(shape.height)")
-    }
-
-    /// Compiles the model as it is now shaped for the CPU, with the options' threads and one stream.
-    private func compile() throws(LegibleError) -> CompiledShape {
-        let properties: [(String, String)] = [
-            ("INFERENCE_NUM_THREADS", String(options.inferenceThreads)), ("NUM_STREAMS", "1"),
-        ]
-        let strings = properties.flatMap { [strdup($0.0)!, strdup($0.1)!] }
-        defer { for string in strings { free(string) } }
-        let list = (0..<properties.count).map {
-            ov_property_t(key: strings[2 * $0], value: UnsafeRawPointer(strings[2 * $0 + 1]))
-        }
-        var compiledModel: OpaquePointer?
-        try list.withUnsafeBufferPointer { (buffer) throws(LegibleError) in
-            try check(
-                ov_core_compile_model_props(core, model, "CPU", buffer.count, buffer.baseAddress, &compiledModel),
-                "compile for CPU")
-        }
-        guard let compiledModel else { throw LegibleError(.internal, "ov_core_compile_model returned no model") }
-        var request: OpaquePointer?
-        let status = ov_compiled_model_create_infer_request(compiledModel, &request)
-        guard status == OK, let request else {
-            let message = lastErrorMessage(status)
-            ov_compiled_model_free(compiledModel)
-            throw LegibleError(.internal, "ov_compiled_model_create_infer_request: \(message)")
-        }
-        return CompiledShape(compiledModel: compiledModel, request: request)
-    }
-
     static func milliseconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components
         return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }
 }
 
-/// A model input's height and width; `.dynamic` names the one dynamic-shape compilation.
-struct InputShape: Hashable {
-    var width: Int
-    var height: Int
-    static let dynamic = InputShape(width: -1, height: -1)
-}
-
-/// One compiled model and its infer request, freed together. For a dynamic model it also owns
-/// the input tensor of the current shape (a static model's request has its own).
-final class CompiledShape {
-    let compiledModel: OpaquePointer
-    let request: OpaquePointer
-    private var input: (tensor: OpaquePointer, shape: InputShape, data: UnsafeMutablePointer<Float>)?
-
-    init(compiledModel: OpaquePointer, request: OpaquePointer) {
-        self.compiledModel = compiledModel
-        self.request = request
-    }
-
-    deinit {
-        if let input { ov_tensor_free(input.tensor) }
-        ov_infer_request_free(request)
-        ov_compiled_model_free(compiledModel)
-    }
-
-    /// Where the 1×3×H×W float input of `shape` goes: the request's own input tensor, asked for
-    /// once per shape; a tensor of the new shape is given to the request when it changes.
-    func inputTensor(for shape: InputShape) throws(LegibleError) -> UnsafeMutablePointer<Float> {
-        if let input, input.shape == shape { return input.data }
-        if let input {
-            ov_tensor_free(input.tensor)
-            self.input = nil
-        }
-        var tensor: OpaquePointer?
-        try check(ov_infer_request_get_input_tensor(request, &tensor), "input tensor")
-        guard let tensor else { throw LegibleError(.internal, "no input tensor") }
-        let dims: [Int64] = [1, 3, Int64(shape.height), Int64(shape.width)]
-        var ovShape = ov_shape_t()
-        let made = dims.withUnsafeBufferPointer { ov_shape_create(4, $0.baseAddress, &ovShape) }
-        defer { ov_shape_free(&ovShape) }
-        var status = made
-        if status == OK { status = ov_tensor_set_shape(tensor, ovShape) }
-        var data: UnsafeMutableRawPointer?
-        if status == OK { status = ov_tensor_data(tensor, &data) }
-        guard status == OK, let data else {
-            let message = lastErrorMessage(status)
-            ov_tensor_free(tensor)
-            throw LegibleError(.internal, "input tensor of \(shape.width)x\(shape.height): \(message)")
-        }
-        let floats = data.assumingMemoryBound(to: Float.self)
-        input = (tensor, shape, floats)
-        return floats
-    }
-}
-
-/// OpenVINO's message for a failed call: its status name and the last error text.
-func lastErrorMessage(_ status: ov_status_e) -> String {
-    var message = ov_get_error_info(status).map { String(cString: $0) } ?? "status \(status.rawValue)"
-    if let detail = ov_get_last_err_msg().map({ String(cString: $0) }), !detail.isEmpty {
-        message += ": " + detail.trimmingCharacters()
-    }
-    return message
-}
-
-func check(_ status: ov_status_e, _ what: String) throws(LegibleError) {
-    guard status == OK else { throw LegibleError(.internal, "OpenVINO \(what): \(lastErrorMessage(status))") }
-}
-
-extension String {
-    fileprivate func trimmingCharacters() -> String {
-        var scalars = Substring(self)
-        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
-        return String(scalars)
-    }
-}

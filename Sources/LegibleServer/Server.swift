@@ -336,17 +336,25 @@ public final class Server {
         )
         let lineDetectors = lineDetectors
         let lineReader = LineReader(minimumConfidence: configuration.minimumLineConfidence)
+        // Detected lines of these scripts are read by PP-OCR's model; whole frames stay Tesseract's.
+        let lineModel: String? =
+            lineDetectors != nil
+                && id.key.models.contains { ModelCatalog.script(ofModel: $0).map(configuration.ppOCRScripts.contains) ?? false }
+            ? configuration.recognitionModel : nil
         let cancellation = RecognitionCancellation()
         let server = LoopBound(self, loop: loop)
         let thread = EngineThread<FramePipeline>(
             name: "engine-\(id)",
             makeProcessor: { () throws -> FramePipeline in
-                let engine: any Recognizer =
+                var engine: any Recognizer =
                     if let calibration {
                         CalibrationRecognizer(key: id.key, delay: calibration, cancellation: cancellation)
                     } else {
                         try TesseractEngine(tessdata: tessdata, key: id.key, cancellation: cancellation)
                     }
+                if let lineModel {
+                    engine = PPOCRLineRecognizer(base: engine, model: try LineTextRecognizer(modelPath: lineModel))
+                }
                 // The first engine makes (and warms up) the first detector, so that neither a
                 // missing model nor the compilation waits for a session's first frame.
                 try lineDetectors?.withDetector { _ in }

@@ -56,6 +56,11 @@ public struct ServerConfiguration: Sendable {
     public var detectorModel: String = TextDetector.defaultModelPath
     /// The detector's input: frames are scaled so their long side is at most this.
     public var detectorMaxSide: Int = 960
+    /// Scripts whose detected lines PP-OCRv4's recognition model reads instead of Tesseract
+    /// (`--pp-ocr-scripts`); whole frames and pages stay Tesseract's.
+    public var ppOCRScripts: Set<Script> = [.chinese]
+    /// PP-OCRv4's recognition model (`--recognition-model`); its character list lies beside it.
+    public var recognitionModel: String = LineTextRecognizer.defaultModelPath
     /// A detected line whose words' mean confidence is lower is not answered.
     public var minimumLineConfidence: Float = LineReader().minimumConfidence
     /// Replace Tesseract with an engine that answers after exactly this long (checking load
@@ -81,6 +86,12 @@ public struct ServerConfiguration: Sendable {
             ("detector", detector.rawValue),
             ("detector-model", detectorModel),
             ("detector-max-side", "\(detectorMaxSide)"),
+            (
+                "pp-ocr-scripts",
+                ppOCRScripts.isEmpty ? "none" : ppOCRScripts.sorted { $0.rawValue < $1.rawValue }.map(\.description)
+                    .joined(separator: ",")
+            ),
+            ("recognition-model", recognitionModel),
             ("min-line-confidence", "\(minimumLineConfidence)"),
             ("workers", "\(workers)"),
             ("replicas-per-script", "\(replicasPerScript)"),
