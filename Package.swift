@@ -159,7 +159,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "LegibleReadingTests",
-            dependencies: ["LegibleReading", "LegibleImaging", "LegibleTesseract", "LegibleCore"], swiftSettings: strict
+            dependencies: ["LegibleReading", "LegibleDetection", "LegibleImaging", "LegibleTesseract", "LegibleCore"],
+            swiftSettings: strict
         ),
         .testTarget(
             name: "LegibleDetectionTests", dependencies: ["LegibleDetection", "LegibleImaging", "LegibleCore"],

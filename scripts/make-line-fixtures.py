@@ -5,7 +5,7 @@ on a dark ground).
 
 Each text is drawn upright on a canvas word by word (a word's box is its ink box, from its pixels), then the
 canvas is turned about its centre; the boxes' corners are turned with it, so each truth quad
-is exactly where the word's ink went. Deterministic; needs Pillow and fonts-dejavu-core.
+is exactly where the word's ink went. Deterministic; needs Pillow, fonts-dejavu-core and fonts-noto-cjk.
 
     python3 scripts/make-line-fixtures.py
 
@@ -19,6 +19,8 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageFont
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+# Noto Sans CJK SC (fonts-noto-cjk): face 2 of the collection.
+CJK_FONT = ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 2)
 OUT = Path(__file__).resolve().parent.parent / "Tests" / "Fixtures" / "lines"
 
 
@@ -36,8 +38,8 @@ def quad(box, degrees, center):
     return [[round(c, 1) for c in turn(p, degrees, center)] for p in corners]
 
 
-def render(name, lines, degrees, size=(800, 600), paper=235, ink=30, font_size=36):
-    font = ImageFont.truetype(FONT, font_size)
+def render(name, lines, degrees, size=(800, 600), paper=235, ink=30, font_size=36, font=(FONT, 0)):
+    font = ImageFont.truetype(font[0], font_size, index=font[1])
     canvas = Image.new("L", size, paper)
     draw = ImageDraw.Draw(canvas)
     center = (size[0] / 2, size[1] / 2)
@@ -65,6 +67,26 @@ def render(name, lines, degrees, size=(800, 600), paper=235, ink=30, font_size=3
     print(f"{name}.png: {len(truth)} lines at {degrees} degrees")
 
 
+def render_columns(name, columns, size=(800, 600), paper=235, ink=30, font_size=40, font=CJK_FONT):
+    """Columns of vertical text, each (text, x, y) drawn top to bottom; truth "box" is each
+    column's ink box [left, top, right, bottom], columns listed right to left as they are read."""
+    face = ImageFont.truetype(font[0], font_size, index=font[1])
+    canvas = Image.new("L", size, paper)
+    draw = ImageDraw.Draw(canvas)
+    truth = []
+    for text, x, y in columns:
+        mask = Image.new("L", size, 0)
+        for index, character in enumerate(text):
+            position = (x, y + index * int(font_size * 1.15))
+            ImageDraw.Draw(mask).text(position, character, font=face, fill=255)
+            draw.text(position, character, font=face, fill=ink)
+        truth.append({"text": text, "box": list(mask.getbbox())})
+    canvas.save(OUT / f"{name}.png")
+    (OUT / f"{name}.json").write_text(json.dumps({"width": size[0], "height": size[1], "columns": truth}, indent=1,
+                                                  ensure_ascii=False) + "\n")
+    print(f"{name}.png: {len(truth)} vertical columns")
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     label = [("Fresh Organic Coffee Beans", 180, 220), ("Best before March 2027", 180, 280),
@@ -74,6 +96,11 @@ def main():
     render("label-level", label, 0)
     render("sign-dark-minus12", [("EMERGENCY EXIT ONLY", 160, 260), ("Keep this door closed", 180, 330)], -12,
            paper=25, ink=225)
+    # Chinese, for PP-OCR's line recognizer; the spaces only place the words (truth: no spaces).
+    render("chinese-sign-plus15", [("欢迎光临 本店", 200, 230), ("营业时间 早上九点", 200, 300)], 15, font=CJK_FONT,
+           font_size=40)
+    # Vertical Chinese: the right column is read first, though the left one lies wholly below it.
+    render_columns("chinese-columns", [("营业时间早上", 560, 30), ("欢迎光临本店", 420, 340)], size=(800, 700))
 
 
 if __name__ == "__main__":

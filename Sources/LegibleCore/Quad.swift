@@ -34,6 +34,12 @@ public struct Quad: Sendable, Hashable {
 
     public var points: [Point] { [topLeft, topRight, bottomRight, bottomLeft] }
 
+    /// The same box read down its left edge, top to bottom — a vertical column's reading
+    /// direction: its right edge becomes the top edge (the corners turned one place).
+    public var readingDown: Quad {
+        Quad(topLeft: topRight, topRight: bottomRight, bottomRight: bottomLeft, bottomLeft: topLeft)
+    }
+
     /// The smallest axis-aligned rectangle holding the four corners.
     public var boundingRect: Rect {
         let xs = points.map(\.x)

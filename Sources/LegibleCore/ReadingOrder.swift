@@ -32,6 +32,8 @@ public enum ReadingOrder {
         public var columnWidth = 6.0
         /// Largest offset of two lines' centres, across the reading direction, for one row.
         public var rowOffset = 0.5
+        /// Smallest gap across x between two blocks of vertical columns.
+        public var verticalBlockGap = 2.5
 
         public init() {}
     }
@@ -155,6 +157,20 @@ public enum ReadingOrder {
             if !region.isEmpty { regions.append(region) }
             return
         }
+        if isVertical(region, geometry) {
+            // Columns read top to bottom (vertical CJK) are a page turned a quarter: a column
+            // may end above where the next begins, so there is no cut across y; a wide gap
+            // across x separates blocks, read right to left. Within a block `ordered` reads
+            // the columns right to left (across their downward direction).
+            if let blocks = split(
+                region, geometry, horizontalCut: false, minimumGap: parameters.verticalBlockGap * medianHeight)
+            {
+                for part in blocks.reversed() { cut(part, geometry, medianHeight, parameters, into: &regions) }
+            } else {
+                regions.append(region)
+            }
+            return
+        }
         if let columns = split(region, geometry, horizontalCut: false, minimumGap: parameters.columnGap * medianHeight),
             columns.allSatisfy({ width(of: $0, geometry) >= parameters.columnWidth * medianHeight })
         {
@@ -166,6 +182,11 @@ public enum ReadingOrder {
             return
         }
         regions.append(region)
+    }
+
+    /// Whether most of the region's lines run down the image (columns of vertical text).
+    static func isVertical(_ region: [Int], _ geometry: [LineGeometry]) -> Bool {
+        2 * region.filter { abs(geometry[$0].angle - 90) < 20 }.count > region.count
     }
 
     /// The region cut at every gap of at least `minimumGap` that no line crosses, across y

@@ -55,9 +55,16 @@ public protocol Recognizer: AnyObject {
     func recognizeLine(_ strip: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)
         throws(LegibleError)
         -> TextLine?
+
+    /// Whether a detected line much taller than wide is a column read top to bottom (vertical
+    /// Chinese): it is then cut out turned a quarter counter-clockwise, its first character at
+    /// the strip's left, as PaddleOCR feeds its recognizer a tall box.
+    var readsTallLinesAsColumns: Bool { get }
 }
 
 extension Recognizer {
+    public var readsTallLinesAsColumns: Bool { false }
+
     /// A recognizer without a line mode reads the strip as a frame; its lines become one.
     public func recognizeLine(_ strip: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)
         throws(LegibleError)

@@ -22,7 +22,7 @@ public final class LineTextRecognizer {
         /// The model's probability for it at the first step it was read in (PaddleOCR's score).
         public var confidence: Float
         /// Where it lies along the line: from the middle of the gap before it to the middle of
-        /// the gap after it (or one step beyond its run at the ends).
+        /// the gap after it (or two steps beyond its run at the ends of the line).
         public var left: Double
         public var right: Double
         /// The most likely characters at that step, the best first.
@@ -145,9 +145,11 @@ public final class LineTextRecognizer {
         }
         return runs.indices.map { index in
             let run = runs[index]
-            let left = index == 0 ? Double(run.first) - 0.5 : Double(runs[index - 1].last + 1 + run.first) / 2
+            // CTC reads a character at a step or two near its middle: the ends of the line get
+            // two steps of room (a wide Han character's edge lies ~2 steps out).
+            let left = index == 0 ? Double(run.first) - 2 : Double(runs[index - 1].last + 1 + run.first) / 2
             let right =
-                index == runs.count - 1 ? Double(run.last) + 1.5 : Double(run.last + 1 + runs[index + 1].first) / 2
+                index == runs.count - 1 ? Double(run.last) + 3 : Double(run.last + 1 + runs[index + 1].first) / 2
             var others: [Alternative] = []
             if alternatives > 0 {
                 let row = Array(probabilities[(run.first * classes)..<((run.first + 1) * classes)])
@@ -167,8 +169,7 @@ public final class LineTextRecognizer {
 
     /// Scales `strip` bilinearly (OpenCV's INTER_LINEAR sampling) to `scaledWidth` × 48 in the
     /// left of the 1×3×48×`inputWidth` input, normalised to −1…1, and zeros the rest.
-    static func write(_ strip: GrayImage, scaledWidth: Int, inputWidth: Int, into planes: UnsafeMutablePointer<Float>)
-    {
+    static func write(_ strip: GrayImage, scaledWidth: Int, inputWidth: Int, into planes: UnsafeMutablePointer<Float>) {
         let height = inputHeight
         let columns = Resampler.table(source: strip.width, destination: scaledWidth)
         let rows = Resampler.table(source: strip.height, destination: height)

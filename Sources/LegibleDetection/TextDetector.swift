@@ -275,4 +275,3 @@ public final class TextDetector {
         return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }
 }
-

@@ -40,8 +40,9 @@ public struct LineReader: Sendable {
         _ image: GrayImage, lines: [DetectedLine], recognizer: some Recognizer, request: RecognitionRequest,
         job: UInt64 = 0, time: TimeLimit = TimeLimit(nil)
     ) throws(LegibleError) -> RecognizedText {
-        let strips = lines.filter { $0.score >= minimumDetectionScore }.compactMap {
-            rectifier.rectify(image, quad: $0.quad)
+        let columns = recognizer.readsTallLinesAsColumns
+        let strips = lines.filter { $0.score >= minimumDetectionScore }.compactMap { line in
+            rectifier.rectify(image, quad: columns && Self.isColumn(line.quad) ? line.quad.readingDown : line.quad)
         }
         var read: [(TextLine, RectifiedLine)] = []
         for strip in strips {
@@ -70,6 +71,9 @@ public struct LineReader: Sendable {
         let medianHeight = heights[heights.count / 2]
         return Double(level) >= 0.9 * Double(lines.count) && medianHeight < 0.025 * Double(max(width, height))
     }
+
+    /// A box at least 1.5 times as tall as wide (PaddleOCR's rule for turning a crop).
+    static func isColumn(_ quad: Quad) -> Bool { quad.height >= 1.5 * quad.length }
 
     /// Whether a line read is text: some letter or digit, read with enough confidence.
     func isConfident(_ line: TextLine) -> Bool {

@@ -14,6 +14,8 @@ public final class PPOCRLineRecognizer: Recognizer {
 
     public var key: EngineKey { base.key }
     public var cancellation: RecognitionCancellation { base.cancellation }
+    /// PP-OCR's model reads a column turned on its side (its training data has them).
+    public var readsTallLinesAsColumns: Bool { true }
 
     public init(base: any Recognizer, model: LineTextRecognizer) {
         self.base = base
@@ -63,14 +65,16 @@ public final class PPOCRLineRecognizer: Recognizer {
             recognizedLanguages: Array(Set(elements.flatMap(\.recognizedLanguages))).sorted(), elements: elements)
     }
 
-    private static func element(_ word: [LineTextRecognizer.Character], in strip: GrayImage, request: RecognitionRequest)
+    private static func element(
+        _ word: [LineTextRecognizer.Character], in strip: GrayImage, request: RecognitionRequest
+    )
         -> TextElement
     {
-        let left = Int(word[0].left.rounded(.down))
-        let right = max(left + 1, Int(word[word.count - 1].right.rounded(.up)))
-        let (top, bottom) = inkRows(strip, from: left, to: right)
+        let (left, top, right, bottom) = inkBox(
+            strip, from: Int(word[0].left.rounded(.down)), to: Int(word[word.count - 1].right.rounded(.up)))
         func rect(_ x0: Int, _ x1: Int) -> Rect {
-            Rect(x: Int32(x0), y: Int32(top), width: Int32(max(1, x1 - x0)), height: Int32(max(1, bottom - top)))
+            let (x0, x1) = (max(left, x0), min(right, x1))
+            return Rect(x: Int32(x0), y: Int32(top), width: Int32(max(1, x1 - x0)), height: Int32(max(1, bottom - top)))
         }
         let text = word.map(\.text).joined()
         let confidence = word.map(\.confidence).reduce(0, +) / Float(word.count)
@@ -94,10 +98,11 @@ public final class PPOCRLineRecognizer: Recognizer {
         word.unicodeScalars.contains { $0.properties.isIdeographic } ? "und-Hans" : "und-Latn"
     }
 
-    /// The first and one past the last row of `strip` with ink (pixels darker than the middle
-    /// of the columns' range) between columns `from` and `to`; the whole height when the
-    /// columns hold no contrast.
-    static func inkRows(_ strip: GrayImage, from: Int, to: Int) -> (Int, Int) {
+    /// The box of the ink of `strip` between columns `from` and `to` (CTC places characters
+    /// only to a step of 8 model pixels): the first and one past the last column and row with
+    /// pixels darker than the middle of that range's values; the range itself, full height,
+    /// when it holds no contrast.
+    static func inkBox(_ strip: GrayImage, from: Int, to: Int) -> (left: Int, top: Int, right: Int, bottom: Int) {
         let x0 = max(0, min(strip.width - 1, from))
         let x1 = max(x0 + 1, min(strip.width, to))
         var low = UInt8.max
@@ -109,14 +114,18 @@ public final class PPOCRLineRecognizer: Recognizer {
                 high = max(high, value)
             }
         }
-        guard Int(high) - Int(low) >= 24 else { return (0, strip.height) }
+        guard Int(high) - Int(low) >= 24 else { return (x0, 0, x1, strip.height) }
         let threshold = UInt8((Int(low) + Int(high)) / 2)
-        var rows: [Int] = []
+        var (left, top, right, bottom) = (x1, strip.height, x0, 0)
         for y in 0..<strip.height {
             let row = y * strip.bytesPerRow
-            if (x0..<x1).contains(where: { strip.pixels[row + $0] < threshold }) { rows.append(y) }
+            for x in x0..<x1 where strip.pixels[row + x] < threshold {
+                left = min(left, x)
+                right = max(right, x + 1)
+                top = min(top, y)
+                bottom = max(bottom, y + 1)
+            }
         }
-        guard let first = rows.first, let last = rows.last else { return (0, strip.height) }
-        return (first, last + 1)
+        return right > left ? (left, top, right, bottom) : (x0, 0, x1, strip.height)
     }
 }

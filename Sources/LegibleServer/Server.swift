@@ -339,7 +339,9 @@ public final class Server {
         // Detected lines of these scripts are read by PP-OCR's model; whole frames stay Tesseract's.
         let lineModel: String? =
             lineDetectors != nil
-                && id.key.models.contains { ModelCatalog.script(ofModel: $0).map(configuration.ppOCRScripts.contains) ?? false }
+                && id.key.models.contains {
+                    ModelCatalog.script(ofModel: $0).map(configuration.ppOCRScripts.contains) ?? false
+                }
             ? configuration.recognitionModel : nil
         let cancellation = RecognitionCancellation()
         let server = LoopBound(self, loop: loop)

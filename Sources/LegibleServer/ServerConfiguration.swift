@@ -88,8 +88,10 @@ public struct ServerConfiguration: Sendable {
             ("detector-max-side", "\(detectorMaxSide)"),
             (
                 "pp-ocr-scripts",
-                ppOCRScripts.isEmpty ? "none" : ppOCRScripts.sorted { $0.rawValue < $1.rawValue }.map(\.description)
-                    .joined(separator: ",")
+                ppOCRScripts.isEmpty
+                    ? "none"
+                    : ppOCRScripts.sorted { $0.rawValue < $1.rawValue }.map(\.description)
+                        .joined(separator: ",")
             ),
             ("recognition-model", recognitionModel),
             ("min-line-confidence", "\(minimumLineConfidence)"),

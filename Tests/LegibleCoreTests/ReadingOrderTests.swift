@@ -111,6 +111,32 @@ private func texts(_ blocks: [TextBlock]) -> [[String]] { blocks.map { $0.lines.
             ])
     }
 
+    /// A column of vertical text at x...x+40, from y down, 46 px per character: its quad reads down.
+    private func column(_ text: String, x: Int32, y: Int32) -> TextLine {
+        let frame = Rect(x: x, y: y, width: 40, height: Int32(text.count) * 46)
+        let quad = Quad(frame).readingDown
+        return TextLine(
+            text: text, frame: frame, confidence: 0.9, recognizedLanguages: ["und-Hans"],
+            elements: [TextElement(text: text, frame: frame, confidence: 0.9, recognizedLanguages: ["und-Hans"])],
+            quad: quad)
+    }
+
+    @Test func verticalColumnsReadRightToLeftWhereverTheyStart() {
+        // The middle column lies wholly below the right one: no row cut may put it first.
+        let lines = [
+            column("左边一列", x: 100, y: 60), column("中间", x: 200, y: 400), column("右边的一列", x: 300, y: 20),
+        ]
+        #expect(ReadingOrder.blocks(lines).flatMap { $0.lines.map(\.text) } == ["右边的一列", "中间", "左边一列"])
+    }
+
+    @Test func aWideGapSeparatesBlocksOfColumnsReadRightToLeft() {
+        let lines = [
+            column("甲乙丙", x: 40, y: 40), column("丁戊己", x: 100, y: 40), column("庚辛壬", x: 600, y: 40),
+            column("癸子丑", x: 660, y: 40),
+        ]
+        #expect(texts(ReadingOrder.blocks(lines)) == [["癸子丑", "庚辛壬"], ["丁戊己", "甲乙丙"]])
+    }
+
     @Test func noLinesNoBlocks() {
         #expect(ReadingOrder.blocks([]).isEmpty)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import LegibleCore
+import LegibleDetection
 import LegibleImaging
 import LegibleReading
 import LegibleTesseract
@@ -139,5 +140,113 @@ private func cer(_ got: String, _ want: String) -> Double {
         #expect(!LineReader.looksLikePage(lines(30, height: 60), width: 1600, height: 1232))
         // A receipt photographed at a slant: its lines rise 40 px over 600.
         #expect(!LineReader.looksLikePage(lines(30, height: 14, angle: -40), width: 1600, height: 1232))
+    }
+}
+
+/// PP-OCRv4's recognition model reading detected lines (the Chinese script's line reader).
+@Suite(.serialized) struct PPOCRLineRecognizerTests {
+    static let recognizer = Mutex(
+        PPOCRLineRecognizer(
+            base: try! TesseractEngine(tessdata: TesseractModels.defaultTessdata, key: EngineKey(models: ["eng"])),
+            model: try! LineTextRecognizer()))
+
+    /// The largest distance from a corner of `found` to the same corner of `truth`.
+    private func cornerError(_ found: [Point], _ truth: [[Double]]) -> Double {
+        zip(found, truth).map { corner, expected in
+            let dx = Double(corner.x) - expected[0]
+            let dy = Double(corner.y) - expected[1]
+            return (dx * dx + dy * dy).squareRoot()
+        }.max() ?? .infinity
+    }
+
+    @Test(arguments: ["chinese-sign-plus15", "label-level", "label-tilted-plus20", "sign-dark-minus12"])
+    func readsLinesWithBoxesWhereTheInkIs(name: String) throws {
+        let (image, truth) = try load(name)
+        let lines = truth.lines.map { detected($0.quad, margin: 6) }
+        let text = try Self.recognizer.withLock { recognizer in
+            try LineReader().read(
+                image, lines: lines, recognizer: recognizer, request: RecognitionRequest(includeSymbols: true))
+        }
+        let isChinese = name.hasPrefix("chinese")
+        func comparable(_ text: String) -> String { isChinese ? text.filter { !$0.isWhitespace } : text }
+        let want = truth.lines.map { comparable($0.text) }.joined(separator: "\n")
+        let got = text.lines.map { comparable($0.text) }.joined(separator: "\n")
+        #expect(cer(got, want) < 0.05, "\(got.debugDescription) vs \(want.debugDescription)")
+        for (line, expected) in zip(text.lines, truth.lines) {
+            // CTC places characters only to a step (8 px of the model's 48 px high input); the
+            // boxes are then trimmed to the ink, so the line's corners land on the drawn ones.
+            #expect(
+                cornerError(line.cornerPoints, expected.quad) <= 4, "\(name): \(line.cornerPoints) vs \(expected.quad)")
+            #expect(line.elements.flatMap(\.symbols).count == line.text.filter { !$0.isWhitespace }.count)
+            #expect(line.recognizedLanguages == (isChinese ? ["und-Hans"] : ["und-Latn"]))
+        }
+    }
+
+    @Test func aStripOfBlankGroundReadsNothing() throws {
+        let (image, _) = try load("label-level")
+        let blank = DetectedLine(corners: Rect(x: 20, y: 500, width: 300, height: 40).cornerPoints, score: 0.9)
+        let text = try Self.recognizer.withLock { recognizer in
+            try LineReader().read(image, lines: [blank], recognizer: recognizer, request: RecognitionRequest())
+        }
+        #expect(text.text.isEmpty)
+    }
+
+    @Test func aMissingCharacterListIsAClearError() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("legible-rec-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let model = folder.appendingPathComponent("rec.onnx").path
+        try FileManager.default.copyItem(atPath: LineTextRecognizer.defaultModelPath, toPath: model)
+        #expect {
+            _ = try LineTextRecognizer(modelPath: model)
+        } throws: { error in
+            (error as? LegibleError)?.code == .failedPrecondition
+                && (error as? LegibleError)?.message.contains("rec.characters.txt") == true
+        }
+    }
+}
+
+/// Vertical Chinese: tall detected lines read as columns, top to bottom, right to left.
+@Suite(.serialized) struct VerticalColumnTests {
+    private struct Columns: Decodable {
+        struct Column: Decodable {
+            var text: String
+            var box: [Int32]
+        }
+        var columns: [Column]
+    }
+
+    @Test func columnsAreReadTopToBottomAndRightToLeftWithTheirBoxes() throws {
+        let png = [UInt8](try Data(contentsOf: fixtures.appendingPathComponent("chinese-columns.png")))
+        let image = try FrameImager().decode(EncodedImage(encoding: .png, data: png), maxPixels: 10_000_000)
+        let truth = try JSONDecoder().decode(
+            Columns.self, from: Data(contentsOf: fixtures.appendingPathComponent("chinese-columns.json")))
+        // The detector's boxes for them: each column's ink box grown by 6 px, corners as a
+        // detector gives a tall box (0→1 its short top edge).
+        let lines = truth.columns.reversed().map { column in
+            DetectedLine(
+                corners: Rect(
+                    left: column.box[0] - 6, top: column.box[1] - 6, right: column.box[2] + 6,
+                    bottom: column.box[3] + 6
+                ).cornerPoints, score: 0.9)
+        }
+        let text = try PPOCRLineRecognizerTests.recognizer.withLock { recognizer in
+            try LineReader().read(image, lines: lines, recognizer: recognizer, request: RecognitionRequest())
+        }
+        #expect(text.lines.map(\.text) == truth.columns.map(\.text), "\(text.text.debugDescription)")
+        for (line, column) in zip(text.lines, truth.columns) {
+            let want = Rect(left: column.box[0], top: column.box[1], right: column.box[2], bottom: column.box[3])
+            let got = line.frame
+            #expect(
+                abs(got.x - want.x) <= 4 && abs(got.y - want.y) <= 4 && abs(got.maxX - want.maxX) <= 4
+                    && abs(got.maxY - want.maxY) <= 4, "\(line.text): \(got) vs \(want)")
+            // The line's corners run down the column: its top edge is the column's right edge.
+            #expect(line.quad.map { abs($0.angleDegrees - 90) < 5 } == true)
+        }
+    }
+
+    @Test func tesseractsLinesAreNotTurned() {
+        let engine = LineReaderTests.engine.withLock { $0.readsTallLinesAsColumns }
+        #expect(!engine)
     }
 }

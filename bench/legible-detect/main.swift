@@ -10,6 +10,7 @@
 //
 // A Tesseract engine is created and reads the first file first, so Tesseract (and its OpenMP
 // runtime) lives in the same process as in legibled: run it with OMP_THREAD_LIMIT=1.
+// --read-lines MODEL compares the line readers on the detected lines (ms per line, RSS).
 // --colour also detects on the BGR pixels of each JPEG (PaddleOCR's input) to compare with gray.
 
 internal import CTurboJPEG
@@ -39,6 +40,11 @@ let command = Command(
         .flag("colour", help: "Also detect on each JPEG's BGR pixels and compare with gray."),
         .flag("per-file", help: "Print each file's recall, precision and ms."),
         .flag("print-lines", help: "Print each file's detected lines (JSON) to stderr."),
+        .value(
+            "read-lines", valueName: "model",
+            help:
+                "Also read each file's detected lines with a Tesseract engine of this model and with PP-OCRv4's recognition model; print ms per line of each.",
+            default: "off"),
     ],
     arguments: [Argument("file", help: "Images (JPEG or PNG) with truth beside them.", variadic: true)])
 
@@ -60,6 +66,10 @@ func residentMegabytes() -> Double {
         return Double(line.split(separator: " ").dropFirst().first ?? "").map { $0 / 1024 } ?? 0
     }
     return 0
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
 }
 
 func median(_ values: [Double]) -> Double {
@@ -291,5 +301,51 @@ for side in sides {
     if colourScore.truth > 0 || colourScore.emptyFrames > 0 {
         say("  same JPEGs, gray: \(describe(grayOnColourFiles))")
         say("  same JPEGs, BGR : \(describe(colourScore))")
+    }
+}
+
+// MARK: Line readers (--read-lines)
+
+// Each file's lines as the first --max-side finds them, rectified as legibled does, read by a
+// Tesseract engine of the given model at PSM 7 and by PP-OCRv4's recognition model: median ms
+// per line of each (the same lines), and the recognition model's RSS.
+if parsed.isSet("read-lines"), let model = parsed.value("read-lines") {
+    do {
+        let detector = try TextDetector(
+            modelPath: parsed.value("model")!, options: TextDetector.Options(maxSide: sides.first ?? 960))
+        let engine = try TesseractEngine(tessdata: parsed.value("tessdata")!, key: EngineKey(models: [model]))
+        let before = residentMegabytes()
+        let recognizer = try LineTextRecognizer()
+        let loaded = residentMegabytes()
+        var strips: [GrayImage] = []
+        for sample in samples {
+            strips += try detector.detect(sample.gray).compactMap {
+                LineRectifier().rectify(sample.gray, quad: $0.quad)?.image
+            }
+        }
+        guard !strips.isEmpty else { fail("no lines were found in the files", code: .failure) }
+        _ = try recognizer.read(strips[0])
+        let afterFirst = residentMegabytes()
+        let clock = ContinuousClock()
+        var tesseractMs: [Double] = []
+        var modelMs: [Double] = []
+        for strip in strips {
+            for _ in 0..<max(1, repeatCount) {
+                var start = clock.now
+                _ = try engine.recognizeLine(strip, request: RecognitionRequest())
+                tesseractMs.append(milliseconds(clock.now - start))
+                start = clock.now
+                _ = try recognizer.read(strip)
+                modelMs.append(milliseconds(clock.now - start))
+            }
+        }
+        say(
+            "read-lines: \(strips.count) lines, median ms/line: tesseract \(model) \(fixed(median(tesseractMs))), "
+                + "pp-ocrv4 rec \(fixed(median(modelMs))) (sum over the lines: \(fixed(tesseractMs.reduce(0, +) / Double(max(1, repeatCount)))) "
+                + "against \(fixed(modelMs.reduce(0, +) / Double(max(1, repeatCount)))) ms); "
+                + "pp-ocrv4 rec RSS +\(fixed(loaded - before)) MB loaded, +\(fixed(afterFirst - before)) MB after one line"
+        )
+    } catch {
+        fail("\(error)", code: .failure)
     }
 }
