@@ -1,10 +1,11 @@
 # Legible: `make run` and `make test` do all set-up on a fresh Debian 12 machine.
 SHELL := /bin/bash
 # Tesseract's models: for each of the five scripts its language model and its script model
-# (make bench-models compares them), and OSD for auto-orientation. Fonts for the test frames.
+# (make bench-models compares them), OSD for auto-orientation, and the vertical Japanese models
+# (detected columns of vertical Japanese). Fonts for the test frames.
 MODEL_PACKAGES := tesseract-ocr-eng tesseract-ocr-script-latn tesseract-ocr-chi-sim tesseract-ocr-script-hans \
 	tesseract-ocr-hin tesseract-ocr-script-deva tesseract-ocr-jpn tesseract-ocr-script-jpan tesseract-ocr-kor \
-	tesseract-ocr-script-hang tesseract-ocr-osd
+	tesseract-ocr-script-hang tesseract-ocr-osd tesseract-ocr-jpn-vert tesseract-ocr-script-jpan-vert
 # What the swift.org toolchain takes from Debian to build and test: ld.gold, the linker its
 # clang runs (binutils); libc's headers, crt files and libc.so (libc6-dev); GCC 12's crtbeginS.o
 # and libgcc (libgcc-12-dev); the shared libraries its tools load: libc, libgcc_s, libstdc++

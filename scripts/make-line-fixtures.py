@@ -19,8 +19,9 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageFont
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
-# Noto Sans CJK SC (fonts-noto-cjk): face 2 of the collection.
+# Noto Sans CJK SC and JP (fonts-noto-cjk): faces 2 and 0 of the collection.
 CJK_FONT = ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 2)
+JP_FONT = ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 0)
 OUT = Path(__file__).resolve().parent.parent / "Tests" / "Fixtures" / "lines"
 
 
@@ -101,6 +102,8 @@ def main():
            font_size=40)
     # Vertical Chinese: the right column is read first, though the left one lies wholly below it.
     render_columns("chinese-columns", [("营业时间早上", 560, 30), ("欢迎光临本店", 420, 340)], size=(800, 700))
+    render_columns("japanese-columns", [("本日のおすすめ", 520, 40), ("営業時間", 400, 120)], size=(700, 500),
+                   font=JP_FONT)
 
 
 if __name__ == "__main__":

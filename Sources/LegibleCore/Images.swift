@@ -116,4 +116,36 @@ extension GrayImage {
         }
         return Double(percentile(0.5)) < Double(percentile(0.05) + percentile(0.95)) / 2
     }
+
+    /// The box of the ink (pixels darker than the middle of the values) within `columns` of
+    /// dark-on-light text, all rows: the first and one past the last column and row holding
+    /// some; nil when that range holds no contrast (under `minimumRange` gray levels). Line
+    /// recognizers place characters only roughly along a line; this trims a box to its marks.
+    public func inkBox(columns: Range<Int>, minimumRange: Int = 24) -> Rect? {
+        let x0 = max(0, min(width - 1, columns.lowerBound))
+        let x1 = max(x0 + 1, min(width, columns.upperBound))
+        var low = UInt8.max
+        var high = UInt8.min
+        for y in 0..<height {
+            for x in x0..<x1 {
+                let value = pixels[y * bytesPerRow + x]
+                low = min(low, value)
+                high = max(high, value)
+            }
+        }
+        guard Int(high) - Int(low) >= minimumRange else { return nil }
+        let threshold = UInt8((Int(low) + Int(high)) / 2)
+        var (left, top, right, bottom) = (x1, height, x0, 0)
+        for y in 0..<height {
+            let row = y * bytesPerRow
+            for x in x0..<x1 where pixels[row + x] < threshold {
+                left = min(left, x)
+                right = max(right, x + 1)
+                top = min(top, y)
+                bottom = max(bottom, y + 1)
+            }
+        }
+        guard right > left else { return nil }
+        return Rect(x: Int32(left), y: Int32(top), width: Int32(right - left), height: Int32(bottom - top))
+    }
 }

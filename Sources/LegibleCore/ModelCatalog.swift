@@ -36,6 +36,8 @@ public enum ModelCatalog {
     /// A script model knows a script, not a language: `Latin` → `und-Latn`. NOTES: the name is
     /// the model that won, not the true language of the word.
     public static func languageTag(for model: String) -> String {
+        // A vertical model (`jpn_vert`) reads its horizontal model's language.
+        if model.hasSuffix("_vert") { return languageTag(for: String(model.dropLast(5))) }
         if let tag = languageTags[model] { return tag }
         if let code = scriptCodes[model] { return "und-\(code)" }
         // ISO 639-2 codes without a two-letter form are valid BCP-47 as they are.

@@ -9,6 +9,9 @@ public struct RecognitionRequest: Sendable, Hashable {
     public var maxCandidates: Int
     /// The image is a crop to the client's region of interest (it reads as one block).
     public var hasRegionOfInterest: Bool
+    /// `recognizeLine`: the strip is a column of vertical text turned a quarter
+    /// counter-clockwise (its first character at the left), as `readsTallLinesAsColumns` asks.
+    public var lineIsColumn: Bool = false
     /// Text mode on a frame the line detector found to be a page (many small lines): read with
     /// Tesseract's full layout analysis, which reads columns in order.
     public var readsAsPage: Bool = false

@@ -41,13 +41,16 @@ public struct LineReader: Sendable {
         job: UInt64 = 0, time: TimeLimit = TimeLimit(nil)
     ) throws(LegibleError) -> RecognizedText {
         let columns = recognizer.readsTallLinesAsColumns
-        let strips = lines.filter { $0.score >= minimumDetectionScore }.compactMap { line in
-            rectifier.rectify(image, quad: columns && Self.isColumn(line.quad) ? line.quad.readingDown : line.quad)
+        let strips = lines.filter { $0.score >= minimumDetectionScore }.compactMap { line -> (RectifiedLine, Bool)? in
+            let isColumn = columns && Self.isColumn(line.quad)
+            return rectifier.rectify(image, quad: isColumn ? line.quad.readingDown : line.quad).map { ($0, isColumn) }
         }
         var read: [(TextLine, RectifiedLine)] = []
-        for strip in strips {
+        for (strip, isColumn) in strips {
+            var lineRequest = request
+            lineRequest.lineIsColumn = isColumn
             if let line = try recognizer.recognizeLine(
-                strip.image, request: request, job: job, deadline: time.remaining())
+                strip.image, request: lineRequest, job: job, deadline: time.remaining())
             {
                 read.append((line, strip))
             }

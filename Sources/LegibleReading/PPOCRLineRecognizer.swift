@@ -70,8 +70,11 @@ public final class PPOCRLineRecognizer: Recognizer {
     )
         -> TextElement
     {
-        let (left, top, right, bottom) = inkBox(
-            strip, from: Int(word[0].left.rounded(.down)), to: Int(word[word.count - 1].right.rounded(.up)))
+        let span = Int(word[0].left.rounded(.down))..<Int(word[word.count - 1].right.rounded(.up))
+        let ink =
+            strip.inkBox(columns: span)
+            ?? Rect(x: Int32(span.lowerBound), y: 0, width: Int32(span.count), height: Int32(strip.height))
+        let (left, top, right, bottom) = (Int(ink.x), Int(ink.y), Int(ink.maxX), Int(ink.maxY))
         func rect(_ x0: Int, _ x1: Int) -> Rect {
             let (x0, x1) = (max(left, x0), min(right, x1))
             return Rect(x: Int32(x0), y: Int32(top), width: Int32(max(1, x1 - x0)), height: Int32(max(1, bottom - top)))
@@ -96,36 +99,5 @@ public final class PPOCRLineRecognizer: Recognizer {
     /// `und-Hans` for a word with Han characters, else `und-Latn` (the model reads no other script).
     static func languageTag(_ word: String) -> String {
         word.unicodeScalars.contains { $0.properties.isIdeographic } ? "und-Hans" : "und-Latn"
-    }
-
-    /// The box of the ink of `strip` between columns `from` and `to` (CTC places characters
-    /// only to a step of 8 model pixels): the first and one past the last column and row with
-    /// pixels darker than the middle of that range's values; the range itself, full height,
-    /// when it holds no contrast.
-    static func inkBox(_ strip: GrayImage, from: Int, to: Int) -> (left: Int, top: Int, right: Int, bottom: Int) {
-        let x0 = max(0, min(strip.width - 1, from))
-        let x1 = max(x0 + 1, min(strip.width, to))
-        var low = UInt8.max
-        var high = UInt8.min
-        for y in 0..<strip.height {
-            for x in x0..<x1 {
-                let value = strip.pixels[y * strip.bytesPerRow + x]
-                low = min(low, value)
-                high = max(high, value)
-            }
-        }
-        guard Int(high) - Int(low) >= 24 else { return (x0, 0, x1, strip.height) }
-        let threshold = UInt8((Int(low) + Int(high)) / 2)
-        var (left, top, right, bottom) = (x1, strip.height, x0, 0)
-        for y in 0..<strip.height {
-            let row = y * strip.bytesPerRow
-            for x in x0..<x1 where strip.pixels[row + x] < threshold {
-                left = min(left, x)
-                right = max(right, x + 1)
-                top = min(top, y)
-                bottom = max(bottom, y + 1)
-            }
-        }
-        return right > left ? (left, top, right, bottom) : (x0, 0, x1, strip.height)
     }
 }

@@ -343,6 +343,12 @@ public final class Server {
                     ModelCatalog.script(ofModel: $0).map(configuration.ppOCRScripts.contains) ?? false
                 }
             ? configuration.recognitionModel : nil
+        // Lines of a script with a vertical model installed (jpn_vert) may be columns.
+        let readsColumns =
+            lineDetectors != nil && id.key.models.count == 1
+            && VerticalTextRecognizer.verticalModel(of: id.key.models[0]).map {
+                TesseractModels.isInstalled($0, in: configuration.tessdata)
+            } ?? false
         let cancellation = RecognitionCancellation()
         let server = LoopBound(self, loop: loop)
         let thread = EngineThread<FramePipeline>(
@@ -356,6 +362,8 @@ public final class Server {
                     }
                 if let lineModel {
                     engine = PPOCRLineRecognizer(base: engine, model: try LineTextRecognizer(modelPath: lineModel))
+                } else if readsColumns, let tesseract = engine as? TesseractEngine {
+                    engine = try VerticalTextRecognizer(base: tesseract, tessdata: tessdata)
                 }
                 // The first engine makes (and warms up) the first detector, so that neither a
                 // missing model nor the compilation waits for a session's first frame.

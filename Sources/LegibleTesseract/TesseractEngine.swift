@@ -8,6 +8,8 @@ public enum PageSegmentation: Int, Sendable, Hashable, CaseIterable {
     case auto = 3
     /// PSM 4: one column of text of variable sizes.
     case singleColumn = 4
+    /// PSM 5: one uniform block of vertical text (an upright CJK column, with a `_vert` model).
+    case verticalBlock = 5
     /// PSM 6: one uniform block of text.
     case singleBlock = 6
     /// PSM 7: the image is one line of text (a detected line, cut out and turned horizontal).
@@ -252,10 +254,25 @@ public final class TesseractEngine: Recognizer {
     public func recognizeLine(
         _ strip: GrayImage, request: RecognitionRequest, job: UInt64 = 0, deadline: Duration? = nil
     ) throws(LegibleError) -> TextLine? {
+        try recognizeAlone(strip, segmentation: .singleLine, request: request, job: job, deadline: deadline)
+    }
+
+    /// Reads one upright column of vertical text (PSM 5) with a vertical model (`jpn_vert`);
+    /// coordinates are the column image's pixels. Nil when nothing was read.
+    public func recognizeColumn(
+        _ column: GrayImage, request: RecognitionRequest, job: UInt64 = 0, deadline: Duration? = nil
+    ) throws(LegibleError) -> TextLine? {
+        try recognizeAlone(column, segmentation: .verticalBlock, request: request, job: job, deadline: deadline)
+    }
+
+    private func recognizeAlone(
+        _ strip: GrayImage, segmentation: PageSegmentation, request: RecognitionRequest, job: UInt64,
+        deadline: Duration?
+    ) throws(LegibleError) -> TextLine? {
         guard strip.width >= 4, strip.height >= 4, strip.width < 32768, strip.height < 32768 else { return nil }
         cancellation.begin(job)
         setDeadline(deadline)
-        TessBaseAPISetPageSegMode(api, TessPageSegMode(rawValue: UInt32(PageSegmentation.singleLine.rawValue)))
+        TessBaseAPISetPageSegMode(api, TessPageSegMode(rawValue: UInt32(segmentation.rawValue)))
         setChoices(request)
         var best = try read(.gray(strip), .global, request, darkOnLight: true)
         if request.level == .accurate, best.meanConfidence < Self.accurateRetryBelowConfidence {

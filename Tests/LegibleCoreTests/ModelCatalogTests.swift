@@ -10,6 +10,9 @@ struct ModelCatalogTests {
         #expect(ModelCatalog.debianPackage(for: "HanT") == "tesseract-ocr-script-hant")
         #expect(ModelCatalog.languageTag(for: "kor") == "ko")
         #expect(ModelCatalog.languageTag(for: "Devanagari") == "und-Deva")
+        #expect(
+            ModelCatalog.languageTag(for: "jpn_vert") == "ja"
+                && ModelCatalog.languageTag(for: "Japanese_vert") == "und-Jpan")
         #expect(ModelCatalog.script(ofModel: "Hangul") == .korean)
         #expect(ModelCatalog.script(ofModel: "eng") == .latin)
         #expect(ModelCatalog.script(ofModel: "chi_tra") == .chinese)

@@ -111,14 +111,18 @@ def test_each_script_reads_its_scene(server, name):
     assert len(lines_of(result)) == len(truth["lines"])
 
 
-def test_vertical_chinese_columns_read_top_to_bottom_right_to_left(server):
-    """PP-OCR's recognizer reads Chinese lines; a tall line is a column read downward, and the
-    columns come right to left, though the left one lies wholly below the right one."""
+@pytest.mark.parametrize("name,options,language", [
+    ("chinese-columns", dict(scripts=[pb.SCRIPT_CHINESE]), "und-Hans"),
+    ("japanese-columns", dict(language_hints=["ja"]), "ja"),
+])
+def test_vertical_columns_read_top_to_bottom_right_to_left(server, name, options, language):
+    """A tall detected line is a column read downward (Chinese: PP-OCR's recognizer; Japanese:
+    Tesseract's jpn_vert), and the columns come right to left, though the left one lies lower."""
     import json
     folder = os.path.join(REPO, "Tests", "Fixtures", "lines")
-    image = Image.open(os.path.join(folder, "chinese-columns.png"))
-    truth = json.load(open(os.path.join(folder, "chinese-columns.json"), encoding="utf-8"))["columns"]
-    result = read(server, image, scripts=[pb.SCRIPT_CHINESE])
+    image = Image.open(os.path.join(folder, name + ".png"))
+    truth = json.load(open(os.path.join(folder, name + ".json"), encoding="utf-8"))["columns"]
+    result = read(server, image, **options)
     lines = lines_of(result)
     assert [line.text for line in lines] == [column["text"] for column in truth], result.text.text
     for line, column in zip(lines, truth):
@@ -129,7 +133,7 @@ def test_vertical_chinese_columns_read_top_to_bottom_right_to_left(server):
         assert abs(min(ys) - top) <= 4 and abs(max(ys) - bottom) <= 4, (ys, column["box"])
         # Corner 0 -> 1 runs down the column's right edge: the reading direction.
         assert line.corner_points[1].y - line.corner_points[0].y > 100
-        assert [language.language_code for language in line.recognized_languages] == ["und-Hans"]
+        assert [item.language_code for item in line.recognized_languages] == [language], line
 
 
 def test_session_started_lists_scripts_and_the_pool(server):
