@@ -98,6 +98,9 @@ bench-corpus: release ## CER per kind and script on the real-image corpus (bench
 bench-tilt: release ## Lines tilted -30..30 degrees found as one line and read; text-free frames answered empty; detector vs Tesseract's layout.
 	python3 bench/tilt_and_clutter.py --legibled .build/release/legibled --json bench/out/tilt.json
 
+bench-vertical: release ## Generated columns of vertical Chinese and Japanese (seeds 100-119): CER read top to bottom, right to left.
+	python3 bench/vertical_columns.py --legibled .build/release/legibled
+
 profile: release ## callgrind of 10 reads of a 720p frame: the server's own steps beside Tesseract (instructions).
 	bench/profile.sh
 

@@ -91,33 +91,50 @@ def seeds(text):
     return range(int(first), int(last or first) + 1)
 
 
+def measure(binary, script, seed_range, level=pb.LEVEL_FAST, flags=(), log=None, save=None):
+    """Mean and median CER over the frames of `seed_range`, one server for them all."""
+    server = bm.Server(binary, *flags)
+    rates = []
+    try:
+        for seed in seed_range:
+            image, truth = column_frame(seed, script)
+            if save:
+                os.makedirs(save, exist_ok=True)
+                image.save(os.path.join(save, "columns-%s-%d.png" % (script, seed)))
+            result = read(server, image, level, script)
+            text = result.text.text if result.status == pb.FRAME_STATUS_RECOGNIZED else ""
+            rates.append(bm.cer(text, truth))
+            if log:
+                log("seed %3d CER %.3f  %s | %s" % (seed, rates[-1], truth.replace("\n", " / "),
+                                                   text.replace("\n", " / ")))
+    finally:
+        server.stop()
+    return {"script": script, "frames": len(rates), "mean": statistics.mean(rates),
+            "median": statistics.median(rates), "exact": sum(rate == 0 for rate in rates)}
+
+
+def report_lines(results):
+    lines = ["| script | frames | mean CER | median CER | read exactly |", "|---|---:|---:|---:|---:|"]
+    for r in results:
+        lines.append("| %s | %d | %.3f | %.3f | %d |" % (r["script"], r["frames"], r["mean"], r["median"], r["exact"]))
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--legibled", default=os.path.join(HERE, "..", ".build", "release", "legibled"))
     parser.add_argument("--seeds", default="100-119", help="frames to read (0-9: the tune part)")
     parser.add_argument("--level", choices=("fast", "accurate"), default="fast")
-    parser.add_argument("--script", choices=("chinese", "japanese"), default="chinese")
+    parser.add_argument("--script", choices=("chinese", "japanese", "both"), default="both")
     parser.add_argument("--flags", default="", help="more legibled flags, such as '--pp-ocr-scripts none'")
     parser.add_argument("--save", help="write the frames here as PNG")
     args = parser.parse_args()
     level = pb.LEVEL_FAST if args.level == "fast" else pb.LEVEL_ACCURATE
-    server = bm.Server(args.legibled, *args.flags.split())
-    rates = []
-    try:
-        for seed in seeds(args.seeds):
-            image, truth = column_frame(seed, args.script)
-            if args.save:
-                os.makedirs(args.save, exist_ok=True)
-                image.save(os.path.join(args.save, "columns-%d.png" % seed))
-            result = read(server, image, level, args.script)
-            text = result.text.text if result.status == pb.FRAME_STATUS_RECOGNIZED else ""
-            rates.append(bm.cer(text, truth))
-            print("seed %3d CER %.3f  %s | %s" % (seed, rates[-1], truth.replace("\n", " / "),
-                                                 text.replace("\n", " / ")), file=sys.stderr, flush=True)
-    finally:
-        server.stop()
-    print("vertical %s columns, seeds %s, %s: %d frames, mean CER %.3f, median %.3f" % (
-        args.script, args.seeds, args.level, len(rates), statistics.mean(rates), statistics.median(rates)))
+    scripts = ("chinese", "japanese") if args.script == "both" else (args.script,)
+    results = [measure(args.legibled, script, seeds(args.seeds), level, args.flags.split(),
+                       lambda line: print(line, file=sys.stderr, flush=True), args.save) for script in scripts]
+    print("Vertical columns, seeds %s, %s:" % (args.seeds, args.level))
+    print("\n".join(report_lines(results)))
 
 
 if __name__ == "__main__":
