@@ -110,8 +110,8 @@ def legible_text(server, data, encoding, scripts, level):
     return text, result.timing.recognize_us / 1000, lines
 
 
-def measure(entries, binary, systems, log, variants=None):
-    """`variants`: extra systems, name -> legibled flags, each read at FAST."""
+def measure(entries, binary, systems, log, variants=None, variant_level=pb.LEVEL_FAST):
+    """`variants`: extra systems, name -> legibled flags, each read at `variant_level`."""
     variants = variants or {}
     rows = []
     servers = {}
@@ -134,7 +134,7 @@ def measure(entries, binary, systems, log, variants=None):
                 elif system == "legible-tesseract":
                     text, ms, lines = legible_text(servers["tesseract"], data, encoding, scripts, pb.LEVEL_FAST)
                 elif system in variants:
-                    text, ms, lines = legible_text(servers[system], data, encoding, scripts, pb.LEVEL_FAST)
+                    text, ms, lines = legible_text(servers[system], data, encoding, scripts, variant_level)
                 else:
                     level = pb.LEVEL_FAST if system == "legible-fast" else pb.LEVEL_ACCURATE
                     text, ms, lines = legible_text(servers["detector"], data, encoding, scripts, level)
@@ -176,6 +176,8 @@ def main():
     parser.add_argument("--only", help="ids containing this text")
     parser.add_argument("--variant", action="append", default=[], metavar="NAME=FLAGS",
                         help="one more system: legibled with these flags, at FAST (e.g. latin-model='--model latin=Latin')")
+    parser.add_argument("--variant-level", choices=("fast", "accurate"), default="fast",
+                        help="the level the --variant systems read at")
     parser.add_argument("--script", help="only images of this script (latin, chinese, ..., mixed, none)")
     parser.add_argument("--part", choices=("tune", "held-out"), help="only this part (tune while choosing a setting)")
     parser.add_argument("--json", help="write every row (with texts) here")
@@ -187,7 +189,8 @@ def main():
     systems = [s for s in args.systems.split(",") if s] + list(variants)
     entries = [e for e in load_corpus() if (not args.only or args.only in e["id"])
                and (not args.script or e["script"] == args.script) and (not args.part or e["part"] == args.part)]
-    rows = measure(entries, args.legibled, systems, lambda line: print(line, file=sys.stderr, flush=True), variants)
+    rows = measure(entries, args.legibled, systems, lambda line: print(line, file=sys.stderr, flush=True), variants,
+                   variant_level=pb.LEVEL_ACCURATE if args.variant_level == "accurate" else pb.LEVEL_FAST)
     for name in ("held-out", "tune"):
         subset = [r for r in rows if r["part"] == name]
         if subset:

@@ -343,6 +343,12 @@ public final class Server {
                     ModelCatalog.script(ofModel: $0).map(configuration.ppOCRScripts.contains) ?? false
                 }
             ? configuration.recognitionModel : nil
+        // ACCURATE: a second model re-reads the lines the engine is unsure of (Latin: PP-OCR's
+        // recognizer; Devanagari, Japanese: Tesseract's other model of the script).
+        let secondOpinion: SecondOpinion? =
+            lineDetectors != nil && lineModel == nil && configuration.secondOpinionBelow > 0
+            ? SecondOpinion.of(id.key, recognitionModel: configuration.recognitionModel) : nil
+        let secondOpinionBelow = configuration.secondOpinionBelow
         // Lines of a script with a vertical model installed (jpn_vert) may be columns.
         let readsColumns =
             lineDetectors != nil && id.key.models.count == 1
@@ -364,6 +370,17 @@ public final class Server {
                     engine = PPOCRLineRecognizer(base: engine, model: try LineTextRecognizer(modelPath: lineModel))
                 } else if readsColumns, let tesseract = engine as? TesseractEngine {
                     engine = try VerticalTextRecognizer(base: tesseract, tessdata: tessdata)
+                }
+                if let secondOpinion, calibration == nil {
+                    let second: any Recognizer =
+                        switch secondOpinion {
+                        case .ppOCR(let path):
+                            PPOCRLineRecognizer(base: engine, model: try LineTextRecognizer(modelPath: path))
+                        case .tesseract(let model):
+                            try TesseractEngine(
+                                tessdata: tessdata, key: EngineKey(models: [model]), cancellation: cancellation)
+                        }
+                    engine = SecondOpinionRecognizer(base: engine, second: second, below: secondOpinionBelow)
                 }
                 // The first engine makes (and warms up) the first detector, so that neither a
                 // missing model nor the compilation waits for a session's first frame.
@@ -492,4 +509,21 @@ public final class Server {
 private struct UnsafeTransfer<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
+}
+
+/// ACCURATE's second reader of an engine's unsure lines (`SecondOpinionRecognizer`).
+enum SecondOpinion {
+    /// PP-OCR's recognition model at this path (it reads Latin and Chinese).
+    case ppOCR(String)
+    /// Another Tesseract model of the script.
+    case tesseract(String)
+
+    /// The second reader of a standard engine of one model: Latin models get PP-OCR's
+    /// recognizer, `Devanagari` gets `hin` and `jpn` gets `Japanese` (and back); nil for others.
+    static func of(_ key: EngineKey, recognitionModel: String) -> SecondOpinion? {
+        guard key.models.count == 1, let model = key.models.first else { return nil }
+        if ModelCatalog.script(ofModel: model) == .latin { return .ppOCR(recognitionModel) }
+        let others = ["Devanagari": "hin", "hin": "Devanagari", "jpn": "Japanese", "Japanese": "jpn"]
+        return others[model].map(SecondOpinion.tesseract)
+    }
 }

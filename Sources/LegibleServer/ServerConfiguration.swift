@@ -61,6 +61,9 @@ public struct ServerConfiguration: Sendable {
     public var ppOCRScripts: Set<Script> = [.chinese]
     /// PP-OCRv4's recognition model (`--recognition-model`); its character list lies beside it.
     public var recognitionModel: String = LineTextRecognizer.defaultModelPath
+    /// ACCURATE: a detected line the engine reads with a lower confidence is read again by a
+    /// second model of the script (`SecondOpinion`), the more confident reading kept (0: never).
+    public var secondOpinionBelow: Float = 0.8
     /// A detected line whose words' mean confidence is lower is not answered.
     public var minimumLineConfidence: Float = LineReader().minimumConfidence
     /// Replace Tesseract with an engine that answers after exactly this long (checking load
@@ -94,6 +97,7 @@ public struct ServerConfiguration: Sendable {
                         .joined(separator: ",")
             ),
             ("recognition-model", recognitionModel),
+            ("second-opinion-below", "\(secondOpinionBelow)"),
             ("min-line-confidence", "\(minimumLineConfidence)"),
             ("workers", "\(workers)"),
             ("replicas-per-script", "\(replicasPerScript)"),

@@ -61,6 +61,11 @@ let command = Command(
             help: "PP-OCRv4's text recognition model (ONNX), its characters in NAME.characters.txt beside it.",
             default: "/usr/local/share/legible/models/ch_PP-OCRv4_rec_infer.onnx, installed by make deps"),
         .value(
+            "second-opinion-below", valueName: "0..1",
+            help:
+                "ACCURATE: a detected line read with a lower confidence is read again by a second model of its script (Latin: PP-OCR's recognizer; Devanagari: hin; Japanese: Japanese), the more confident reading kept; 0 turns it off.",
+            default: "0.8"),
+        .value(
             "min-line-confidence", valueName: "0..1",
             help: "With the detector, a line whose words' mean confidence is lower is left out (no invented text).",
             default: "0.5"),
@@ -204,6 +209,12 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
         configuration.ppOCRScripts = scripts
     }
     if parsed.isSet("recognition-model") { configuration.recognitionModel = parsed.value("recognition-model")! }
+    if parsed.isSet("second-opinion-below") {
+        guard let value = Float(parsed.value("second-opinion-below")!), (0...1).contains(value) else {
+            throw LegibleError(.invalidArgument, "--second-opinion-below takes a number from 0 to 1")
+        }
+        configuration.secondOpinionBelow = value
+    }
     if parsed.isSet("min-line-confidence") {
         guard let value = Float(parsed.value("min-line-confidence")!), (0...1).contains(value) else {
             throw LegibleError(.invalidArgument, "--min-line-confidence takes a number from 0 to 1")

@@ -1,0 +1,45 @@
+public import LegibleCore
+
+/// ACCURATE's second reader of a line: the engine reads each detected line, and a line it
+/// reads with a confidence under `below` is read again by `second`, the more confident reading
+/// kept. FAST, whole frames and columns are the engine's alone.
+///
+/// The second reader is another model of the same script: PP-OCR's recognizer for Latin
+/// (`PPOCRLineRecognizer`; on the corpus's tune part it read the receipts and scenes Tesseract
+/// was unsure of better), Tesseract's other model for Devanagari and Japanese (`hin` beside
+/// `Devanagari`, `Japanese` beside `jpn`). Both live on the engine's thread and share its
+/// cancellation.
+public final class SecondOpinionRecognizer: Recognizer {
+    public let base: any Recognizer
+    public let second: any Recognizer
+    public let below: Float
+
+    public var key: EngineKey { base.key }
+    public var cancellation: RecognitionCancellation { base.cancellation }
+    public var readsTallLinesAsColumns: Bool { base.readsTallLinesAsColumns }
+
+    public init(base: any Recognizer, second: any Recognizer, below: Float) {
+        self.base = base
+        self.second = second
+        self.below = below
+    }
+
+    public func recognize(_ image: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)
+        throws(LegibleError) -> RecognizedText
+    {
+        try base.recognize(image, request: request, job: job, deadline: deadline)
+    }
+
+    public func recognizeLine(_ strip: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)
+        throws(LegibleError) -> TextLine?
+    {
+        let first = try base.recognizeLine(strip, request: request, job: job, deadline: deadline)
+        guard request.level == .accurate, !request.lineIsColumn, (first?.confidence ?? 0) < below else {
+            return first
+        }
+        guard let other = try second.recognizeLine(strip, request: request, job: job, deadline: deadline) else {
+            return first
+        }
+        return other.confidence > (first?.confidence ?? 0) ? other : first
+    }
+}

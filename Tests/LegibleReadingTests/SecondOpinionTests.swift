@@ -1,0 +1,65 @@
+import LegibleCore
+import LegibleReading
+import Testing
+
+/// A recognizer that reads every line as `text` with `confidence`, counting its reads.
+private final class Scripted: Recognizer {
+    let key = EngineKey(models: ["eng"])
+    let cancellation = RecognitionCancellation()
+    let text: String?
+    let confidence: Float
+    var lineReads = 0
+
+    init(_ text: String?, confidence: Float) {
+        self.text = text
+        self.confidence = confidence
+    }
+
+    func recognize(_ image: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)
+        throws(LegibleError) -> RecognizedText
+    {
+        RecognizedText(text: "frame")
+    }
+
+    func recognizeLine(_ strip: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)
+        throws(LegibleError) -> TextLine?
+    {
+        lineReads += 1
+        return text.map {
+            TextLine(
+                text: $0, frame: Rect(x: 0, y: 0, width: 10, height: 10), confidence: confidence,
+                recognizedLanguages: [], elements: [])
+        }
+    }
+}
+
+@Suite struct SecondOpinionTests {
+    let strip = GrayImage(width: 10, height: 10, bytesPerRow: 10, pixels: [UInt8](repeating: 255, count: 100))
+
+    private func read(_ base: Scripted, _ second: Scripted, level: RecognitionLevel, column: Bool = false) throws
+        -> String?
+    {
+        var request = RecognitionRequest(level: level)
+        request.lineIsColumn = column
+        return try SecondOpinionRecognizer(base: base, second: second, below: 0.8)
+            .recognizeLine(strip, request: request, job: 1, deadline: nil)?.text
+    }
+
+    @Test func anUnsureLineTakesTheMoreConfidentReadingAtAccurate() throws {
+        #expect(
+            try read(Scripted("H0tel", confidence: 0.6), Scripted("Hotel", confidence: 0.9), level: .accurate)
+                == "Hotel")
+        #expect(
+            try read(Scripted("Hotel", confidence: 0.6), Scripted("H0tel", confidence: 0.5), level: .accurate)
+                == "Hotel")
+        #expect(try read(Scripted(nil, confidence: 0), Scripted("Hotel", confidence: 0.7), level: .accurate) == "Hotel")
+    }
+
+    @Test func aSureLineFastAndColumnsAreTheEnginesAlone() throws {
+        let second = Scripted("other", confidence: 1)
+        #expect(try read(Scripted("Hotel", confidence: 0.9), second, level: .accurate) == "Hotel")
+        #expect(try read(Scripted("H0tel", confidence: 0.3), second, level: .fast) == "H0tel")
+        #expect(try read(Scripted("H0tel", confidence: 0.3), second, level: .accurate, column: true) == "H0tel")
+        #expect(second.lineReads == 0)
+    }
+}
