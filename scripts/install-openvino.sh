@@ -5,9 +5,11 @@
 #   openvino==2026.4.1            libs/ and include/openvino/c/ ->
 #                                 /usr/local/lib/legible/openvino-2026.4.1/{lib,include}
 #   rapidocr_onnxruntime==1.4.4   models/*.onnx -> /usr/local/share/legible/models/
-#   onnx==1.17.0                  (used here only) to copy the recognition model's character
-#                                 list out of its ONNX metadata ("character") into
-#                                 ch_PP-OCRv4_rec_infer.characters.txt, one per line, beside it
+# The recognition model's character list is copied out of its ONNX metadata ("character") into
+# ch_PP-OCRv4_rec_infer.characters.txt, one per line, beside it: an ONNX file is a protobuf
+# ModelProto, read here with the protobuf package requirements.txt installs and the few message
+# types of onnx.proto it needs (field numbers as in onnx.proto). No onnx wheel: its older
+# versions leave the package index, and a pin on one broke a fresh install.
 # and writes /usr/local/lib/pkgconfig/legible-openvino.pc for Sources/COpenVINO.
 #
 # The wheel ships libopenvino_c.so.2641 only; the unversioned libopenvino_c.so that -lopenvino_c
@@ -27,9 +29,6 @@ OPENVINO_SHA256=2d22b1da03f7caf74df30e9f6417d0ab2f637e4a38e08e1dcd294d2c37407aaf
 RAPIDOCR_VERSION=1.4.4
 RAPIDOCR_WHEEL=rapidocr_onnxruntime-1.4.4-py3-none-any.whl
 RAPIDOCR_SHA256=971d7d5f223a7a808662229df1ef69893809d8457d834e6373d3854bc1782cbf
-ONNX_VERSION=1.17.0
-ONNX_WHEEL=onnx-1.17.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
-ONNX_SHA256=4a183c6178be001bf398260e5ac2c927dc43e7746e8638d6c05c20e321f8c949
 CHARACTERS=ch_PP-OCRv4_rec_infer.characters.txt
 MODELS=(ch_PP-OCRv4_det_infer.onnx ch_PP-OCRv4_rec_infer.onnx ch_ppocr_mobile_v2.0_cls_infer.onnx)
 
@@ -38,7 +37,7 @@ MODEL_DIR=${LEGIBLE_MODEL_DIR:-/usr/local/share/legible/models}
 PC_FILE=${LEGIBLE_OPENVINO_PC:-/usr/local/lib/pkgconfig/legible-openvino.pc}
 WHEELS_DIR=${WHEELS_DIR:-/tmp/wheels}
 STAMP="$PREFIX/.installed"
-STAMP_TEXT="openvino $OPENVINO_SHA256 rapidocr_onnxruntime $RAPIDOCR_SHA256 onnx $ONNX_SHA256"
+STAMP_TEXT="openvino $OPENVINO_SHA256 rapidocr_onnxruntime $RAPIDOCR_SHA256"
 
 in_place() {
   [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$STAMP_TEXT" ] || return 1
@@ -67,7 +66,6 @@ fetch() {  # name==version file sha256
 }
 fetch "openvino==$OPENVINO_VERSION" "$OPENVINO_WHEEL" "$OPENVINO_SHA256"
 fetch "rapidocr_onnxruntime==$RAPIDOCR_VERSION" "$RAPIDOCR_WHEEL" "$RAPIDOCR_SHA256"
-fetch "onnx==$ONNX_VERSION" "$ONNX_WHEEL" "$ONNX_SHA256"
 
 # Unpack with Python's zipfile (python3 is in the Makefile's packages; unzip is not).
 python3 - "$work" "$OPENVINO_WHEEL" "$RAPIDOCR_WHEEL" "${MODELS[@]}" <<'EOF'
@@ -96,14 +94,35 @@ extract(rapidocr, lambda n: os.path.basename(n) if n.startswith("rapidocr_onnxru
         and os.path.basename(n) in models else None, "models")
 EOF
 # The recognizer's characters: output class i is line i-1 of the list (class 0 is CTC's blank;
-# the last class, a space, is not in the list). onnx goes to a scratch folder and uses the
-# protobuf and numpy that requirements.txt installs.
-python3 -m pip install -q --no-deps --disable-pip-version-check --target "$work/onnx" "$work/$ONNX_WHEEL" 2>&1 |
-  grep -v "Running pip as the 'root' user" >&2 || true
-PYTHONPATH="$work/onnx" python3 - "$work/models/ch_PP-OCRv4_rec_infer.onnx" "$work/models/$CHARACTERS" <<'EOF'
+# the last class, a space, is not in the list).
+python3 - "$work/models/ch_PP-OCRv4_rec_infer.onnx" "$work/models/$CHARACTERS" <<'EOF'
 import sys
-import onnx
-model = onnx.load(sys.argv[1], load_external_data=False)
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+F = descriptor_pb2.FieldDescriptorProto
+# The part of onnx.proto read here; every other field is skipped as unknown.
+schema = descriptor_pb2.FileDescriptorProto(name="legible_onnx_subset.proto", package="onnx", syntax="proto2")
+def message(name, *fields):
+    m = schema.message_type.add(name=name)
+    for field_name, number, kind, type_name, repeated in fields:
+        field = m.field.add(name=field_name, number=number, type=kind,
+                            label=F.LABEL_REPEATED if repeated else F.LABEL_OPTIONAL)
+        if type_name:
+            field.type_name = type_name
+message("StringStringEntryProto", ("key", 1, F.TYPE_STRING, None, False), ("value", 2, F.TYPE_STRING, None, False))
+message("Dimension", ("dim_value", 1, F.TYPE_INT64, None, False))
+message("TensorShapeProto", ("dim", 1, F.TYPE_MESSAGE, ".onnx.Dimension", True))
+message("Tensor", ("shape", 2, F.TYPE_MESSAGE, ".onnx.TensorShapeProto", False))
+message("TypeProto", ("tensor_type", 1, F.TYPE_MESSAGE, ".onnx.Tensor", False))
+message("ValueInfoProto", ("type", 2, F.TYPE_MESSAGE, ".onnx.TypeProto", False))
+message("GraphProto", ("output", 12, F.TYPE_MESSAGE, ".onnx.ValueInfoProto", True))
+message("ModelProto", ("graph", 7, F.TYPE_MESSAGE, ".onnx.GraphProto", False),
+        ("metadata_props", 14, F.TYPE_MESSAGE, ".onnx.StringStringEntryProto", True))
+pool = descriptor_pool.DescriptorPool()
+pool.Add(schema)
+ModelProto = message_factory.GetMessageClass(pool.FindMessageTypeByName("onnx.ModelProto"))
+model = ModelProto()
+with open(sys.argv[1], "rb") as f:
+    model.ParseFromString(f.read())
 characters = {entry.key: entry.value for entry in model.metadata_props}["character"].split("\n")
 classes = model.graph.output[0].type.tensor_type.shape.dim[-1].dim_value
 if len(characters) + 2 != classes:
