@@ -166,6 +166,20 @@ public struct ModelSelection: Sendable, Hashable {
     ///
     /// - Throws: `.invalidArgument` for an unknown language hint.
     public func models(scripts: [Script], languageHints: [String]) throws(LegibleError) -> [String] {
+        var models: [String] = []
+        for (_, model) in try modelsByScript(scripts: scripts, languageHints: languageHints)
+        where !models.contains(model) {
+            models.append(model)
+        }
+        return models
+    }
+
+    /// Each script a session reads, in the order first named, with the model that reads it.
+    ///
+    /// - Throws: `.invalidArgument` for an unknown language hint.
+    public func modelsByScript(scripts: [Script], languageHints: [String]) throws(LegibleError) -> [(
+        script: Script, model: String
+    )] {
         var order: [Script] = []
         var chosen: [Script: String] = [:]
         for script in scripts where !order.contains(script) { order.append(script) }
@@ -182,12 +196,7 @@ public struct ModelSelection: Sendable, Hashable {
             }
         }
         if order.isEmpty { order = [.default] }
-        var models: [String] = []
-        for script in order {
-            let model = chosen[script] ?? model(for: script)
-            if !models.contains(model) { models.append(model) }
-        }
-        return models
+        return order.map { ($0, chosen[$0] ?? model(for: $0)) }
     }
 }
 

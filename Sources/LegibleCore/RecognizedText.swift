@@ -63,11 +63,18 @@ public struct TextLine: Sendable, Hashable {
 
     /// The rotated box when the line is not axis-aligned (a detected line); `frame` holds it.
     public var quad: Quad?
+    /// The script whose recognizer read the line, and that recognizer's model (`eng`,
+    /// `jpn_vert`, `ch_PP-OCRv4_rec`); nil when a recognizer of several models read it.
+    public var script: Script?
+    public var model: String?
+
     public init(
         text: String, frame: Rect, confidence: Float, recognizedLanguages: [String], elements: [TextElement],
-        trackID: UInt64 = 0, stableFrames: UInt32 = 0, quad: Quad? = nil
+        trackID: UInt64 = 0, stableFrames: UInt32 = 0, quad: Quad? = nil, script: Script? = nil, model: String? = nil
     ) {
         self.quad = quad
+        self.script = script
+        self.model = model
         self.text = text
         self.frame = frame
         self.confidence = confidence

@@ -78,6 +78,14 @@ extension Recognizer {
 }
 
 extension TextLine {
+    /// This line, saying it was read by `model` (and the script that model reads).
+    public func readBy(_ model: String) -> TextLine {
+        var line = self
+        line.model = model
+        line.script = ModelCatalog.script(ofModel: model.hasSuffix("_vert") ? String(model.dropLast(5)) : model)
+        return line
+    }
+
     /// Lines read from one strip as one line (a line reader that split a line); nil for none.
     public static func joining(_ lines: [TextLine]) -> TextLine? {
         guard var line = lines.first else { return nil }

@@ -55,6 +55,8 @@ public final class LineTextRecognizer {
     /// Class i ≥ 1 is `characters[i - 1]`; the last class is a space.
     private let characters: [String]
     private var inputWidth = -1
+    /// The model's file name without `.onnx` (`ch_PP-OCRv4_rec_infer`), as lines name it.
+    public let name: String
 
     /// Reads the model at `modelPath` and its character list beside it.
     ///
@@ -65,6 +67,8 @@ public final class LineTextRecognizer {
         minimumInputWidth: Int = 320, maximumInputWidth: Int = 2400
     ) throws(LegibleError) {
         let listPath = Self.characterListPath(forModel: modelPath)
+        let file = modelPath.split(separator: "/").last.map(String.init) ?? modelPath
+        name = file.hasSuffix(".onnx") ? String(file.dropLast(5)) : file
         guard let list = try? String(contentsOfFile: listPath, encoding: .utf8) else {
             throw LegibleError(
                 .failedPrecondition,

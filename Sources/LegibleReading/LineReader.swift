@@ -40,26 +40,54 @@ public struct LineReader: Sendable {
         _ image: GrayImage, lines: [DetectedLine], recognizer: some Recognizer, request: RecognitionRequest,
         job: UInt64 = 0, time: TimeLimit = TimeLimit(nil)
     ) throws(LegibleError) -> RecognizedText {
-        let columns = recognizer.readsTallLinesAsColumns
-        let strips = lines.filter { $0.score >= minimumDetectionScore }.compactMap { line -> (RectifiedLine, Bool)? in
-            let isColumn = columns && Self.isColumn(line.quad)
-            return rectifier.rectify(image, quad: isColumn ? line.quad.readingDown : line.quad).map { ($0, isColumn) }
-        }
-        var read: [(TextLine, RectifiedLine)] = []
-        for (strip, isColumn) in strips {
-            var lineRequest = request
-            lineRequest.lineIsColumn = isColumn
-            if let line = try recognizer.recognizeLine(
-                strip.image, request: lineRequest, job: job, deadline: time.remaining())
+        var read: [(TextLine, AffineMap)] = []
+        for line in lines where line.score >= minimumDetectionScore {
+            if let reading = try readLine(
+                line, in: image, recognizer: recognizer, request: request, job: job, time: time)
             {
-                read.append((line, strip))
+                read.append(reading)
             }
         }
-        let placed = read.filter { isConfident($0.0) }.map { Self.mapped($0.0, by: $0.1.toImage) }
+        return assemble(read, width: image.width, height: image.height)
+    }
+
+    /// Reads the lines of `routing` that `script`'s recognizer is to read now, and records
+    /// each reading in `routing` (a frame read script by script; `ScriptRouting`).
+    public func read(
+        _ image: GrayImage, routing: inout ScriptRouting, script: Script, recognizer: some Recognizer,
+        request: RecognitionRequest, job: UInt64 = 0, time: TimeLimit = TimeLimit(nil)
+    ) throws(LegibleError) {
+        for index in routing.lines(for: script) {
+            let reading = try readLine(
+                routing.lines[index], in: image, recognizer: recognizer, request: request, job: job, time: time)
+            routing.record(
+                reading.map { ScriptRouting.Reading(line: $0.0, toImage: $0.1, script: script) }, line: index,
+                by: script)
+        }
+    }
+
+    /// One detected line cut out (as a column when the recognizer reads tall lines so) and
+    /// read alone; its text in the strip's pixels, and the map from the strip to the image.
+    func readLine(
+        _ line: DetectedLine, in image: GrayImage, recognizer: some Recognizer, request: RecognitionRequest,
+        job: UInt64, time: TimeLimit
+    ) throws(LegibleError) -> (TextLine, AffineMap)? {
+        let isColumn = recognizer.readsTallLinesAsColumns && Self.isColumn(line.quad)
+        guard let strip = rectifier.rectify(image, quad: isColumn ? line.quad.readingDown : line.quad) else {
+            return nil
+        }
+        var lineRequest = request
+        lineRequest.lineIsColumn = isColumn
+        return try recognizer.recognizeLine(strip.image, request: lineRequest, job: job, deadline: time.remaining())
+            .map { ($0, strip.toImage) }
+    }
+
+    /// The lines read, confident ones only, placed in the image and put in reading order.
+    public func assemble(_ read: [(TextLine, AffineMap)], width: Int, height: Int) -> RecognizedText {
+        let placed = read.filter { isConfident($0.0) }.map { Self.mapped($0.0, by: $0.1) }
         let blocks = ReadingOrder.blocks(placed, parameters: readingOrder)
         return RecognizedText(
-            text: blocks.map(\.text).joined(separator: "\n"), blocks: blocks, imageWidth: image.width,
-            imageHeight: image.height)
+            text: blocks.map(\.text).joined(separator: "\n"), blocks: blocks, imageWidth: width, imageHeight: height)
     }
 
     /// Whether the detected lines make a page (a scan, a screenshot of a document) rather than

@@ -36,7 +36,10 @@ public final class PPOCRLineRecognizer: Recognizer {
         cancellation.begin(job)
         if cancellation.isCancelled { throw LegibleError(.cancelled, "the recognition was cancelled") }
         let characters = try model.read(strip, alternatives: request.maxCandidates)
-        return Self.line(characters, in: strip, request: request)
+        var line = Self.line(characters, in: strip, request: request)
+        line?.model = model.name
+        line?.script = base.key.models.count == 1 ? ModelCatalog.script(ofModel: base.key.models[0]) : nil
+        return line
     }
 
     /// A `TextLine` from the characters read in `strip`; nil when they hold no text.

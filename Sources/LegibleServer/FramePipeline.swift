@@ -11,6 +11,9 @@ enum FrameOutcome: Sendable {
     case recognized(Recognition)
     case skipped(Skip)
     case failed(LegibleError)
+    /// Read in part: the rest of the frame's lines are for an engine of this key (another
+    /// script's), which goes on with `FramePipeline.continueReading`.
+    case handedOff(LineHandOff, to: EngineKey)
 
     /// The frame's thumbnail and the session's skip policy after it, for the session to keep.
     struct Scene: Sendable {
@@ -39,6 +42,31 @@ enum FrameOutcome: Sendable {
         var recognizeMicros: UInt32
         var scene: Scene
     }
+}
+
+/// A frame read script by script, between two engines: the upright image, its lines and
+/// what has been read of them, and what the last engine needs to answer the frame.
+struct LineHandOff: Sendable {
+    var routing: ScriptRouting
+    var image: GrayImage
+    var request: RecognitionRequest
+    /// The frame's deadline, spent across the engines.
+    var time: TimeLimit
+    var answer: PendingAnswer
+}
+
+/// What answering a frame needs once its text is read.
+struct PendingAnswer: Sendable {
+    /// Upright (cropped, scaled) image pixels → the full upright frame's.
+    var map: CoordinateMap
+    var fullWidth: Int
+    var fullHeight: Int
+    var measured: ImageQuality
+    var scene: FrameOutcome.Scene
+    var orientation: AppliedOrientation
+    var decodeMicros: UInt32
+    /// Recognition time so far (OSD included), over every engine that read the frame.
+    var recognizeMicros: UInt32
 }
 
 /// What the engine needs to know about a frame beyond its bytes and the session's settings.
@@ -154,45 +182,106 @@ final class FramePipeline {
 
             let image = upright.image
             let full = stored.uprightFullSize(applied.orientation)
-            var text = RecognizedText(imageWidth: full.width, imageHeight: full.height)
-            if image.width >= Self.minimumSide, image.height >= Self.minimumSide {
-                var request = settings.request
-                request.hasRegionOfInterest = region != nil
-                request.textHeightHint = hint.map { $0 / upright.map.scale }
-                text = try read(image, request: request, context: context, checkCancelled: checkCancelled)
-                    .mapped(by: upright.map)
-                text.imageWidth = full.width
-                text.imageHeight = full.height
-                if settings.minimumTextHeight > 0 {
-                    text = text.droppingLines(
-                        lowerThan: Int32((settings.minimumTextHeight * Float(full.height)).rounded()))
-                }
-                if settings.detectEntities { text.entities = EntityDetector.entities(in: text) }
-            }
-            let recognized = clock.now
             let measured = image.pixels.withUnsafeBufferPointer { pixels in
                 ImageQuality.measure(pixels, width: image.width, height: image.height, bytesPerRow: image.bytesPerRow)
             }
-            let quality = thresholds.judge(
-                measured, medianTextHeight: QualityThresholds.medianWordHeight(text), script: settings.script)
-            return .recognized(
-                FrameOutcome.Recognition(
-                    text: text, quality: quality, orientation: applied,
-                    decodeMicros: (decoded - start).micros - osdMicros,
-                    recognizeMicros: (recognized - decoded).micros + osdMicros, scene: scene))
+            var answer = PendingAnswer(
+                map: upright.map, fullWidth: full.width, fullHeight: full.height, measured: measured, scene: scene,
+                orientation: applied, decodeMicros: (decoded - start).micros - osdMicros, recognizeMicros: osdMicros)
+            guard image.width >= Self.minimumSide, image.height >= Self.minimumSide else {
+                return self.answer(RecognizedText(imageWidth: image.width, imageHeight: image.height), answer, settings)
+            }
+            var request = settings.request
+            request.hasRegionOfInterest = region != nil
+            request.textHeightHint = hint.map { $0 / upright.map.scale }
+            let read = try self.read(
+                image, request: request, settings: settings, context: context, checkCancelled: checkCancelled)
+            answer.recognizeMicros += (clock.now - decoded).micros
+            switch read {
+            case .text(let text):
+                return self.answer(text, answer, settings)
+            case .handOff(let routing, let time):
+                return handOff(
+                    LineHandOff(routing: routing, image: image, request: request, time: time, answer: answer),
+                    settings: settings)
+            }
         } catch {
             return .failed(error)
         }
     }
 
+    /// Reads the lines of a frame handed over by another script's engine that this engine's
+    /// script is to read, then hands the frame on or answers it.
+    func continueReading(_ handOff: LineHandOff, settings: SessionSettings, context: FrameContext) -> FrameOutcome {
+        let clock = ContinuousClock()
+        let start = clock.now
+        recognizer.cancellation.begin(context.serial)
+        guard let script = settings.lineScripts.first(where: { $0.key == recognizer.key })?.script else {
+            return .failed(LegibleError(.internal, "a frame was handed to an engine of none of its session's scripts"))
+        }
+        var next = handOff
+        do throws(LegibleError) {
+            try lineReader.read(
+                next.image, routing: &next.routing, script: script, recognizer: recognizer, request: next.request,
+                job: context.serial, time: next.time)
+        } catch {
+            return .failed(error)
+        }
+        next.answer.recognizeMicros += (clock.now - start).micros
+        return self.handOff(next, settings: settings)
+    }
+
+    /// Hands the frame to the engine of the next script its lines want, or answers it when
+    /// every line is read.
+    private func handOff(_ handOff: LineHandOff, settings: SessionSettings) -> FrameOutcome {
+        if let script = handOff.routing.nextScript,
+            let key = settings.lineScripts.first(where: { $0.script == script })?.key
+        {
+            return .handedOff(handOff, to: key)
+        }
+        let text = lineReader.assemble(
+            handOff.routing.readings.map { ($0.line, $0.toImage) }, width: handOff.image.width,
+            height: handOff.image.height)
+        return answer(text, handOff.answer, settings)
+    }
+
+    /// The frame's result from its text in the upright (cropped, scaled) image's pixels.
+    private func answer(_ read: RecognizedText, _ answer: PendingAnswer, _ settings: SessionSettings) -> FrameOutcome {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var text = read.mapped(by: answer.map)
+        text.imageWidth = answer.fullWidth
+        text.imageHeight = answer.fullHeight
+        if settings.minimumTextHeight > 0 {
+            text = text.droppingLines(
+                lowerThan: Int32((settings.minimumTextHeight * Float(answer.fullHeight)).rounded()))
+        }
+        if settings.detectEntities { text.entities = EntityDetector.entities(in: text) }
+        let quality = thresholds.judge(
+            answer.measured, medianTextHeight: QualityThresholds.medianWordHeight(text), script: settings.script)
+        return .recognized(
+            FrameOutcome.Recognition(
+                text: text, quality: quality, orientation: answer.orientation, decodeMicros: answer.decodeMicros,
+                recognizeMicros: answer.recognizeMicros + (clock.now - start).micros, scene: answer.scene))
+    }
+
+    /// What reading the upright image gave: its text, or the frame's lines partly read and to
+    /// be handed to another script's engine.
+    private enum ReadOutcome {
+        case text(RecognizedText)
+        case handOff(ScriptRouting, TimeLimit)
+    }
+
     /// The text of the upright (cropped, maybe scaled) image, in its pixels: in text mode with
-    /// a line detector, line by line (`LineReader`); otherwise Tesseract's page layout.
+    /// a line detector, line by line (`LineReader`; script by script for a session of several
+    /// scripts); otherwise Tesseract's page layout.
     private func read(
-        _ image: GrayImage, request: RecognitionRequest, context: FrameContext,
+        _ image: GrayImage, request: RecognitionRequest, settings: SessionSettings, context: FrameContext,
         checkCancelled: () throws(LegibleError) -> Void
-    ) throws(LegibleError) -> RecognizedText {
+    ) throws(LegibleError) -> ReadOutcome {
         guard let lineDetectors, request.mode == .text else {
-            return try recognizer.recognize(image, request: request, job: context.serial, deadline: context.deadline)
+            return .text(
+                try recognizer.recognize(image, request: request, job: context.serial, deadline: context.deadline))
         }
         let time = TimeLimit(context.deadline)
         let lines = try lineDetectors.withDetector { (detector) throws(LegibleError) in
@@ -202,10 +291,24 @@ final class FramePipeline {
         if LineReader.looksLikePage(lines, width: image.width, height: image.height) {
             var page = request
             page.readsAsPage = true
-            return try recognizer.recognize(image, request: page, job: context.serial, deadline: time.remaining())
+            return .text(
+                try recognizer.recognize(image, request: page, job: context.serial, deadline: time.remaining()))
         }
-        return try lineReader.read(
-            image, lines: lines, recognizer: recognizer, request: request, job: context.serial, time: time)
+        guard settings.readsLinesByScript, let first = settings.lineScripts.first else {
+            return .text(
+                try lineReader.read(
+                    image, lines: lines, recognizer: recognizer, request: request, job: context.serial, time: time))
+        }
+        var routing = ScriptRouting(
+            scripts: settings.lineScripts.map(\.script),
+            lines: lines.filter { $0.score >= lineReader.minimumDetectionScore })
+        try lineReader.read(
+            image, routing: &routing, script: first.script, recognizer: recognizer, request: request,
+            job: context.serial, time: time)
+        guard routing.nextScript == nil else { return .handOff(routing, time) }
+        return .text(
+            lineReader.assemble(
+                routing.readings.map { ($0.line, $0.toImage) }, width: image.width, height: image.height))
     }
 
     /// FAST reads large text from a smaller decode: when the session's last result in this

@@ -53,6 +53,8 @@ public final class Server {
         var frame: Frame
         var settings: SessionSettings
         var received: ContinuousClock.Instant
+        /// The frame partly read by another script's engine (read script by script).
+        var handOff: LineHandOff?
     }
 
     /// One engine of the pool: its thread (with the pipeline on it) and its cancel signal.
@@ -205,7 +207,7 @@ public final class Server {
                 continue
             }
             nextSerial += 1
-            let session = SessionConfiguration(
+            var session = SessionConfiguration(
                 sessionID: Server.makeSessionID(serial: nextSerial), serverVersion: ServerConfiguration.version,
                 limits: ServerLimits(
                     maxMessageBytes: UInt64(configuration.maxMessageBytes), pendingFramesPerSession: 1,
@@ -214,6 +216,7 @@ public final class Server {
                     frameDeadlineMillis: UInt32(clamping: configuration.frameDeadlineMillis)),
                 availableScripts: availableScripts, models: configuration.models, installedModels: installedModels,
                 engines: engineInfo(), accessTokens: configuration.accessTokens)
+            session.readsLinesByScript = lineDetectors != nil
             let connection = Connection(
                 serial: nextSerial, socket: socket, peer: "", server: self, configuration: session,
                 maxMessageBytes: configuration.maxMessageBytes)
@@ -425,7 +428,12 @@ public final class Server {
             scene: scene)
         let server = LoopBound(self, loop: loop)
         engines[engineID]!.thread.run { [loop] pipeline in
-            let outcome = pipeline.process(job.frame, settings: job.settings, context: context)
+            let outcome =
+                if let handOff = job.handOff {
+                    pipeline.continueReading(handOff, settings: job.settings, context: context)
+                } else {
+                    pipeline.process(job.frame, settings: job.settings, context: context)
+                }
             loop.execute {
                 server.value.completed(engine: engineID, session: session, job: job, waited: waited, outcome: outcome)
             }
@@ -433,6 +441,13 @@ public final class Server {
     }
 
     private func completed(engine: EngineID, session: UInt64, job: Job, waited: Duration, outcome: FrameOutcome) {
+        if case .handedOff(let handOff, let key) = outcome, connections[session] != nil {
+            var rest = job
+            rest.handOff = handOff
+            perform(scheduler.handOff(engine: engine, job: rest, to: key, now: now))
+            metrics.pool(scheduler.pool)
+            return
+        }
         if let connection = connections[session] {
             var timing = Timing(
                 clientTimestampMicros: job.frame.clientTimestampMicros, queueMicros: waited.micros,
@@ -447,6 +462,8 @@ public final class Server {
                 metrics.decoded(job.frame.encoding?.known, micros: skip.decodeMicros)
                 timing.decodeMicros = skip.decodeMicros
                 connection.skipped(job.frame, skip, settings: job.settings, timing: timing)
+            case .handedOff:
+                preconditionFailure("a handed-off frame is passed on above")
             case .failed(let error):
                 log(.debug, "frame failed", ["session": connection.sessionID, "reason": error.message])
                 connection.answer(

@@ -119,7 +119,16 @@ public struct FrameScheduler<Session: Hashable, Job> {
     private struct SessionState {
         var key: EngineKey
         var inFlight: (engine: EngineID, serial: UInt64)?
+        /// The frame in recognition waits for another key's engine to read the rest of it.
+        var handedOff = false
         var slot = LatestWinsSlot<Pending>()
+    }
+
+    /// A frame partly read, waiting for an engine of another key (`handOff`).
+    private struct HandedOff {
+        var session: Session
+        var job: Job
+        var since: Duration
     }
 
     public let policy: PoolPolicy
@@ -133,6 +142,9 @@ public struct FrameScheduler<Session: Hashable, Job> {
     /// session is in at most one queue at most once.
     private var waiting: [EngineKey: [Session]] = [:]
     private var waitingSince: [Session: UInt64] = [:]
+    /// Frames handed from one engine to another key's, oldest first per key; they go before
+    /// any new frame, as they are already late.
+    private var handedOff: [EngineKey: [HandedOff]] = [:]
     /// The session of each recognition in flight, by serial.
     private var inFlight: [UInt64: Session] = [:]
     private var ticket: UInt64 = 0
@@ -162,7 +174,7 @@ public struct FrameScheduler<Session: Hashable, Job> {
     /// True when the session has a job pending or in flight.
     public func isBusy(_ session: Session) -> Bool {
         guard let state = sessions[session] else { return false }
-        return state.inFlight != nil || !state.slot.isEmpty
+        return state.inFlight != nil || state.handedOff || !state.slot.isEmpty
     }
 
     // MARK: Sessions
@@ -201,7 +213,9 @@ public struct FrameScheduler<Session: Hashable, Job> {
             waitingSince[session] = nil
         }
         sessions[session] = state
-        if state.inFlight == nil && waitingSince[session] == nil { enqueue(session, key: pending.key) }
+        if state.inFlight == nil && !state.handedOff && waitingSince[session] == nil {
+            enqueue(session, key: pending.key)
+        }
         return SubmitOutcome(displaced: displaced?.job, actions: schedule(now: now))
     }
 
@@ -216,6 +230,7 @@ public struct FrameScheduler<Session: Hashable, Job> {
             if let index = waiting[key]!.firstIndex(of: session) { waiting[key]!.remove(at: index) }
         }
         waitingSince[session] = nil
+        for key in Array(handedOff.keys) { handedOff[key]!.removeAll { $0.session == session } }
         return (state.slot.take()?.job, state.inFlight)
     }
 
@@ -235,6 +250,28 @@ public struct FrameScheduler<Session: Hashable, Job> {
         return schedule(now: now)
     }
 
+    /// `engine` read what it could of its frame and hands the rest to an engine of `key` (the
+    /// line of another script in a frame read script by script): `engine` is idle again, and
+    /// `job` — the rest of the frame — runs on `key`'s next idle engine before any waiting
+    /// frame, loading one if `key` has none. The session's newer frames keep waiting until
+    /// the handed-off job completes. A job of a session that is gone is dropped.
+    public mutating func handOff(engine: EngineID, job: Job, to key: EngineKey, now: Duration) -> Actions {
+        guard case .busy(let serial) = engines[engine] else {
+            preconditionFailure("handOff from \(engine), which was not busy")
+        }
+        running -= 1
+        engines[engine] = .idle(since: now)
+        if let session = inFlight.removeValue(forKey: serial), sessions[session] != nil {
+            sessions[session]!.inFlight = nil
+            sessions[session]!.handedOff = true
+            handedOff[key, default: []].append(HandedOff(session: session, job: job, since: now))
+            var actions = ensureEngine(for: key, now: now)
+            actions.append(schedule(now: now))
+            return actions
+        }
+        return schedule(now: now)
+    }
+
     /// `engine` has loaded and can take work.
     public mutating func engineLoaded(_ engine: EngineID, now: Duration) -> Actions {
         guard engines[engine] == .loading else { return Actions() }
@@ -248,6 +285,13 @@ public struct FrameScheduler<Session: Hashable, Job> {
         engines[engine] = nil
         var actions = Actions()
         if !engines.keys.contains(where: { $0.key == engine.key }) {
+            for parked in handedOff.removeValue(forKey: engine.key) ?? [] {
+                sessions[parked.session]?.handedOff = false
+                actions.failed.append((parked.session, parked.job, error))
+                if let pending = sessions[parked.session]?.slot.element {
+                    enqueue(parked.session, key: pending.key)
+                }
+            }
             for session in waiting[engine.key] ?? [] {
                 waitingSince[session] = nil
                 if let pending = sessions[session]?.slot.take() { actions.failed.append((session, pending.job, error)) }
@@ -300,11 +344,40 @@ public struct FrameScheduler<Session: Hashable, Job> {
     /// nothing more could be dispatched.
     private mutating func schedule(now: Duration) -> Actions {
         var actions = Actions()
-        while let next = dispatchNext(now: now, expired: &actions.expired) { actions.dispatches.append(next) }
+        while let next = dispatchHandedOff(now: now) ?? dispatchNext(now: now, expired: &actions.expired) {
+            actions.dispatches.append(next)
+        }
+        for (key, queue) in handedOff where !queue.isEmpty {
+            actions.append(ensureEngine(for: key, now: now, demand: true))
+        }
         for (key, queue) in waiting where !queue.isEmpty {
             actions.append(ensureEngine(for: key, now: now, demand: true))
         }
         return actions
+    }
+
+    /// The oldest handed-off job whose key has an idle engine, if a worker is free.
+    private mutating func dispatchHandedOff(now: Duration) -> Dispatch? {
+        guard running < policy.workers else { return nil }
+        let ready = handedOff.filter { !$0.value.isEmpty && idleEngine(of: $0.key) != nil }
+        guard let key = ready.min(by: { $0.value[0].since < $1.value[0].since })?.key else { return nil }
+        let parked = handedOff[key]!.removeFirst()
+        sessions[parked.session]!.handedOff = false
+        return start(
+            parked.job, of: parked.session, on: idleEngine(of: key)!, key: key, waited: now - parked.since, now: now)
+    }
+
+    /// Marks `engine` busy with `job` and returns its dispatch.
+    private mutating func start(
+        _ job: Job, of session: Session, on engine: EngineID, key: EngineKey, waited: Duration, now: Duration
+    ) -> Dispatch {
+        nextSerial += 1
+        engines[engine] = .busy(serial: nextSerial)
+        if !key.isStandard { lastUsed[engine] = now }
+        sessions[session]!.inFlight = (engine, nextSerial)
+        inFlight[nextSerial] = session
+        running += 1
+        return Dispatch(engine: engine, session: session, job: job, serial: nextSerial, waited: waited)
     }
 
     /// The next job to run: across keys with an idle engine, the session waiting longest.
@@ -323,15 +396,8 @@ public struct FrameScheduler<Session: Hashable, Job> {
                 expired.append((session, pending.job))
                 continue
             }
-            let engine = idleEngine(of: key)!
-            nextSerial += 1
-            engines[engine] = .busy(serial: nextSerial)
-            if !key.isStandard { lastUsed[engine] = now }
-            sessions[session]!.inFlight = (engine, nextSerial)
-            inFlight[nextSerial] = session
-            running += 1
-            return Dispatch(
-                engine: engine, session: session, job: pending.job, serial: nextSerial, waited: now - pending.submitted)
+            return start(
+                pending.job, of: session, on: idleEngine(of: key)!, key: key, waited: now - pending.submitted, now: now)
         }
         return nil
     }

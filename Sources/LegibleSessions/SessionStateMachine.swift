@@ -19,6 +19,10 @@ public struct SessionConfiguration: Sendable {
     public var engines: [EngineInfo]
     /// Tokens a session must bring; none required when empty.
     public var accessTokens: AccessTokens
+    /// Text mode finds lines with a detector and reads each alone, so a session of several
+    /// scripts has each line read by its script's engine (`SessionSettings.lineScripts`)
+    /// instead of one engine holding every model.
+    public var readsLinesByScript: Bool = false
 
     public init(
         sessionID: String, serverVersion: String, limits: ServerLimits, availableScripts: [Script],
@@ -37,10 +41,26 @@ public struct SessionConfiguration: Sendable {
     }
 }
 
+/// One script's engine, as a session that reads its lines script by script names it.
+public struct ScriptEngine: Sendable, Hashable {
+    public var script: Script
+    public var key: EngineKey
+
+    public init(script: Script, key: EngineKey) {
+        self.script = script
+        self.key = key
+    }
+}
+
 /// A session's options once validated: what every one of its frames is recognized with.
 public struct SessionSettings: Sendable, Hashable {
     /// The engine that reads this session's frames.
     public var engineKey: EngineKey
+    /// When lines are read script by script (several scripts, or
+    /// `automatically_detect_script`, in text mode with the line detector): each candidate
+    /// script and its engine, the first being `engineKey`, which detects the lines. Empty when
+    /// one engine reads the whole frame.
+    public var lineScripts: [ScriptEngine] = []
     /// The scripts asked for (directly or by language hints), first the main one.
     public var scripts: [Script]
     public var request: RecognitionRequest
@@ -76,6 +96,9 @@ public struct SessionSettings: Sendable, Hashable {
         self.waitForSteady = waitForSteady
         self.recognizeUnchanged = recognizeUnchanged
     }
+
+    /// Whether lines are read script by script.
+    public var readsLinesByScript: Bool { lineScripts.count > 1 }
 
     /// `stable_after` when the client leaves it 0.
     public static let defaultStableAfter = 3
@@ -304,19 +327,40 @@ public struct SessionStateMachine {
                     "custom word '\(word.prefix(40))' is not one word of at most \(Self.maxCustomWordBytes) bytes")
             }
         }
-        let key = EngineKey(
-            models: models, customWords: options.customWords.map(\.trimmingWhitespace),
-            languageCorrection: options.languageCorrection ?? true)
+        let customWords = options.customWords.map(\.trimmingWhitespace)
+        let languageCorrection = options.languageCorrection ?? true
+        var key = EngineKey(models: models, customWords: customWords, languageCorrection: languageCorrection)
         let request = RecognitionRequest(
             mode: options.mode ?? .text, level: options.level ?? .fast, includeSymbols: options.includeSymbols,
             maxCandidates: Int(options.maxCandidates))
-        return SessionSettings(
+        var lineScripts: [ScriptEngine] = []
+        if configuration.readsLinesByScript, request.mode == .text {
+            var pairs = try configuration.models.modelsByScript(scripts: scripts, languageHints: options.languageHints)
+            if options.automaticallyDetectScript {
+                for script in configuration.availableScripts where !pairs.contains(where: { $0.script == script }) {
+                    let model = configuration.models.model(for: script)
+                    if configuration.installedModels.contains(model) { pairs.append((script, model)) }
+                }
+            }
+            if pairs.count > 1 {
+                lineScripts = pairs.map { pair in
+                    ScriptEngine(
+                        script: pair.script,
+                        key: EngineKey(
+                            models: [pair.model], customWords: customWords, languageCorrection: languageCorrection))
+                }
+                key = lineScripts[0].key
+            }
+        }
+        var settings = SessionSettings(
             engineKey: key, scripts: scripts, request: request, regionOfInterest: options.regionOfInterest,
             autoOrientation: options.autoOrientation, minimumTextHeight: options.minimumTextHeight,
             detectEntities: options.detectEntities,
             maxFrameAge: options.maxFrameAgeMillis > 0 ? .milliseconds(Int(options.maxFrameAgeMillis)) : nil,
             stableAfter: options.stableAfter > 0 ? Int(options.stableAfter) : SessionSettings.defaultStableAfter,
             waitForSteady: options.waitForSteady, recognizeUnchanged: options.recognizeUnchanged)
+        settings.lineScripts = lineScripts
+        return settings
     }
 
     /// An empty rectangle can never hold text; whether it meets the image is known only after

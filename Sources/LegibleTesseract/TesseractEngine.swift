@@ -242,8 +242,18 @@ public final class TesseractEngine: Recognizer {
         var text = best.text
         text.imageWidth = image.width
         text.imageHeight = image.height
+        if let model = singleModel {
+            text.blocks = text.blocks.map { block in
+                var block = block
+                block.lines = block.lines.map { $0.readBy(model) }
+                return block
+            }
+        }
         return text
     }
+
+    /// The engine's model when it has one (lines then say which model read them).
+    private var singleModel: String? { key.models.count == 1 ? key.models[0] : nil }
 
     /// Reads one rectified text line (a detector's line, cut out and turned horizontal, dark on
     /// light) with Tesseract's single-line segmentation; coordinates are the strip's pixels.
@@ -280,7 +290,8 @@ public final class TesseractEngine: Recognizer {
             if other.score > best.score { best = other }
         }
         // Single-line mode gives one line; should Tesseract still split it, it is one here.
-        return TextLine.joining(best.text.lines)
+        let line = TextLine.joining(best.text.lines)
+        return singleModel.flatMap { model in line?.readBy(model) } ?? line
     }
 
     /// The monitor's deadline from now; once set it cannot be cleared, so "none" is a month.

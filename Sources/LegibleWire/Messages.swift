@@ -47,6 +47,9 @@ public struct RecognitionOptions: Sendable, Hashable {
     public var waitForSteady: Bool
     /// Read frames that differ too little from the last recognized one, instead of skipping them.
     public var recognizeUnchanged: Bool
+    /// Find each detected line's script among the installed ones and read it with that
+    /// script's recognizer.
+    public var automaticallyDetectScript: Bool
 
     public init(
         scripts: [ScriptValue] = [], languageHints: [String] = [], mode: RecognitionMode? = nil,
@@ -54,8 +57,9 @@ public struct RecognitionOptions: Sendable, Hashable {
         maxCandidates: UInt32 = 0, includeSymbols: Bool = false, autoOrientation: Bool = false,
         languageCorrection: Bool? = nil, minimumTextHeight: Float = 0, detectEntities: Bool = false,
         maxFrameAgeMillis: UInt32 = 0, stableAfter: UInt32 = 0, waitForSteady: Bool = false,
-        recognizeUnchanged: Bool = false
+        recognizeUnchanged: Bool = false, automaticallyDetectScript: Bool = false
     ) {
+        self.automaticallyDetectScript = automaticallyDetectScript
         self.autoOrientation = autoOrientation
         self.languageCorrection = languageCorrection
         self.minimumTextHeight = minimumTextHeight

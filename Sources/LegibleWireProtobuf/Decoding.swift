@@ -68,7 +68,8 @@ enum Decode {
             languageCorrection: try languageCorrection(enumValue(m.language_correction.rawValue)),
             minimumTextHeight: m.minimum_text_height, detectEntities: m.detect_entities != 0,
             maxFrameAgeMillis: m.max_frame_age_ms, stableAfter: m.stable_after,
-            waitForSteady: m.wait_for_steady != 0, recognizeUnchanged: m.recognize_unchanged != 0)
+            waitForSteady: m.wait_for_steady != 0, recognizeUnchanged: m.recognize_unchanged != 0,
+            automaticallyDetectScript: m.automatically_detect_script != 0)
     }
 
     static func languageCorrection(_ value: Int) throws(LegibleError) -> Bool? {
@@ -219,7 +220,9 @@ enum Decode {
             text: string(m.text), frame: frame(m.frame), confidence: m.confidence,
             recognizedLanguages: languages(m.n_recognized_languages, m.recognized_languages),
             elements: messages(m.n_elements, m.elements, element), trackID: m.track_id,
-            stableFrames: m.stable_frames, quad: quad(m.n_corner_points, m.corner_points, frame: frame(m.frame)))
+            stableFrames: m.stable_frames, quad: quad(m.n_corner_points, m.corner_points, frame: frame(m.frame)),
+            script: Script(rawValue: enumValue(m.script.rawValue)),
+            model: string(m.model).isEmpty ? nil : string(m.model))
     }
 
     static func paragraph(_ m: Legible__V1__TextParagraph) -> TextParagraph {

@@ -46,6 +46,7 @@ extension EncodeArena {
         m.pointee.stable_after = options.stableAfter
         m.pointee.wait_for_steady = protobufBool(options.waitForSteady)
         m.pointee.recognize_unchanged = protobufBool(options.recognizeUnchanged)
+        m.pointee.automatically_detect_script = protobufBool(options.automaticallyDetectScript)
         return m
     }
 
@@ -229,6 +230,8 @@ extension EncodeArena {
         (m.pointee.n_elements, m.pointee.elements) = messages(line.elements, element)
         m.pointee.track_id = line.trackID
         m.pointee.stable_frames = line.stableFrames
+        m.pointee.script = Legible__V1__Script(rawValue: wireEnumValue(line.script?.rawValue ?? 0))
+        if let model = line.model { set(&m.pointee.model, model) }
         return m
     }
 

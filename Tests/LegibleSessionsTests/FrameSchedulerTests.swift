@@ -224,4 +224,60 @@ struct FrameSchedulerTests {
         #expect(failed.failed.map(\.job) == [7])
         #expect(failed.failed.first?.error.code == .failedPrecondition)
     }
+
+    /// A frame read script by script: the first script's engine hands the rest of it to
+    /// another key's engine, where it goes before the frames waiting there, and the session's
+    /// newer frame waits until the handed-off part is done.
+    @Test func aHandedOffFrameGoesAheadOnTheOtherKeysEngine() {
+        var scheduler = FrameScheduler<Int, String>(policy: PoolPolicy(workers: 2))
+        let (latin, hindi) = (EngineID(key: eng, replica: 0), EngineID(key: self.hindi, replica: 0))
+        _ = scheduler.addSession(1, key: eng, now: .zero)
+        _ = scheduler.addSession(2, key: self.hindi, now: .zero)
+        _ = scheduler.engineLoaded(latin, now: .zero)
+        _ = scheduler.engineLoaded(hindi, now: .zero)
+        #expect(scheduler.submit("1a", for: 1, now: ms(1)).actions.dispatches.map(\.job) == ["1a"])
+        #expect(scheduler.submit("2a", for: 2, now: ms(2)).actions.dispatches.map(\.job) == ["2a"])
+        #expect(scheduler.submit("2b", for: 2, now: ms(3)).actions.dispatches.isEmpty)
+        #expect(scheduler.submit("1b", for: 1, now: ms(4)).actions.dispatches.isEmpty)
+
+        let handed = scheduler.handOff(engine: latin, job: "1a, Devanagari lines", to: self.hindi, now: ms(50))
+        #expect(handed.dispatches.isEmpty, "the Devanagari engine is busy, and session 1's 1b waits for 1a")
+        #expect(handed.load.isEmpty)
+        #expect(scheduler.isBusy(1))
+        #expect(scheduler.running == 1)
+
+        let next = scheduler.completed(engine: hindi, now: ms(100))
+        #expect(next.dispatches.map(\.job) == ["1a, Devanagari lines"])
+        #expect(next.dispatches.first?.waited == ms(50))
+
+        let after = scheduler.completed(engine: hindi, now: ms(150))
+        #expect(Set(after.dispatches.map(\.job)) == ["1b", "2b"])
+    }
+
+    @Test func aHandedOffFrameOfAGoneSessionIsDroppedAndOneWhoseEngineFailsFails() {
+        var scheduler = FrameScheduler<Int, String>(policy: PoolPolicy(workers: 2))
+        let latin = EngineID(key: eng, replica: 0)
+        _ = scheduler.addSession(1, key: eng, now: .zero)
+        _ = scheduler.addSession(2, key: eng, now: .zero)
+        _ = scheduler.engineLoaded(latin, now: .zero)
+        _ = scheduler.submit("1a", for: 1, now: ms(1))
+        _ = scheduler.submit("2a", for: 2, now: ms(2))
+        // The Devanagari engine is not loaded yet: handing off loads it.
+        let handed = scheduler.handOff(engine: latin, job: "1a rest", to: hindi, now: ms(10))
+        #expect(handed.load == [EngineID(key: hindi, replica: 0)])
+        #expect(handed.dispatches.map(\.job) == ["2a"])
+        _ = scheduler.removeSession(1)
+        let loaded = scheduler.engineLoaded(EngineID(key: hindi, replica: 0), now: ms(20))
+        #expect(loaded.dispatches.isEmpty, "session 1 is gone: its handed-off frame is not read")
+
+        _ = scheduler.addSession(3, key: eng, now: ms(30))
+        _ = scheduler.completed(engine: latin, now: ms(30))
+        _ = scheduler.submit("3a", for: 3, now: ms(31))
+        _ = scheduler.handOff(engine: latin, job: "3a rest", to: EngineKey(models: ["kor"]), now: ms(40))
+        let failed = scheduler.engineFailed(
+            EngineID(key: EngineKey(models: ["kor"]), replica: 0), error: LegibleError(.failedPrecondition, "no kor"),
+            now: ms(50))
+        #expect(failed.failed.map(\.job) == ["3a rest"])
+        #expect(!scheduler.isBusy(3))
+    }
 }

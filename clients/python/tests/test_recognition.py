@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-from conftest import REPO
+from conftest import REPO, Server
 from legible_client import Stream, build_image, pb
 from test_end_to_end import cer as plain_cer
 
@@ -86,6 +86,10 @@ def words_of(result):
 
 
 # ---------------------------------------------------------------- scripts
+
+# Automatic script detection reads a few lines twice or thrice; a kanji-only Japanese line may
+# be read by the Chinese recognizer: looser than SCRIPT_CER.
+AUTO_SCRIPT_CER = 0.1
 
 SCRIPT_OPTIONS = {
     "latin": dict(scripts=[pb.SCRIPT_LATIN]),
@@ -158,6 +162,70 @@ def test_two_script_session_reads_each_line_once(server):
     languages = {code.language_code for line in lines_of(result) for code in line.recognized_languages}
     # Each element names the model that read it: the English one or the Devanagari one.
     assert languages <= {"en", "und-Deva", "hi"} and len(languages) >= 1, languages
+    assert_each_line_read_by_its_script(result, truth)
+
+
+SCRIPT_ENUMS = {"latin": pb.SCRIPT_LATIN, "chinese": pb.SCRIPT_CHINESE, "japanese": pb.SCRIPT_JAPANESE,
+                "korean": pb.SCRIPT_KOREAN, "devanagari": pb.SCRIPT_DEVANAGARI}
+SCRIPT_MODELS = {"latin": {"eng"}, "chinese": {"HanS", "ch_PP-OCRv4_rec_infer"}, "japanese": {"jpn"},
+                 "korean": {"kor"}, "devanagari": {"Devanagari"}}
+
+
+def assert_each_line_read_by_its_script(result, truth):
+    """Every truth line is read once, by its own script's recognizer (TextLine.script, .model)."""
+    lines = lines_of(result)
+    for expected in truth["lines"]:
+        matches = [line for line in lines if plain_cer(normalise(line.text), normalise(expected["text"])) <= 0.1]
+        assert len(matches) == 1, (expected["text"], [line.text for line in lines])
+        line = matches[0]
+        assert line.script == SCRIPT_ENUMS[expected["script"]], (line.text, line.script, line.model)
+        assert line.model in SCRIPT_MODELS[expected["script"]], (line.text, line.model)
+
+
+def test_japanese_with_english_words_each_line_by_its_script(server):
+    """A Japanese sign with English lines: the Japanese engine detects and reads first, and the
+    lines it reads in Latin letters go to the Latin engine."""
+    image, truth = cf.mixed_scene(("japanese", "latin"))
+    result = read(server, image, scripts=[pb.SCRIPT_JAPANESE, pb.SCRIPT_LATIN])
+    assert_each_line_read_by_its_script(result, truth)
+
+
+@pytest.mark.parametrize("name", ["latin", "chinese", "japanese", "korean", "devanagari"])
+def test_automatically_detect_script_reads_each_scripts_scene(server, name):
+    """No script named: each line's script is found among the installed ones."""
+    image, truth = scene(name)
+    result = read(server, image, automatically_detect_script=True)
+    error = cer(result.text.text, cf.truth_text(truth))
+    assert error <= AUTO_SCRIPT_CER, (error, result.text.text)
+    scripts = [line.script for line in lines_of(result)]
+    assert scripts.count(SCRIPT_ENUMS[name]) >= len(truth["lines"]) - 1, (scripts, result.text.text)
+
+
+def test_automatically_detect_script_on_a_two_script_sign(server):
+    image, truth = cf.mixed_scene(("latin", "devanagari"))
+    result = read(server, image, automatically_detect_script=True)
+    assert_each_line_read_by_its_script(result, truth)
+
+
+def test_one_engine_per_script_whatever_the_sessions_combine(tmp_path):
+    """Sessions asking for every pair of scripts, and for automatic detection, are served by
+    one engine per script (replicas 1): no engine holds two models."""
+    import itertools
+    import re
+    private = Server()
+    try:
+        image, _ = cf.mixed_scene(("latin", "devanagari"))
+        for pair in itertools.combinations(list(SCRIPT_ENUMS.values()), 2):
+            read(private, image, scripts=list(pair))
+        read(private, image, automatically_detect_script=True)
+        loaded = re.findall(r'"engine loaded".*?"engine":"([^"]+)"', private.read_log())
+        if not loaded:
+            loaded = re.findall(r'engine loaded.*?engine[=:]"?([^" ,}]+)', private.read_log())
+        assert loaded, private.read_log()[-2000:]
+        assert all("+" not in engine for engine in loaded), loaded
+        assert len(loaded) == len(set(loaded)) <= 5, loaded
+    finally:
+        private.stop()
 
 
 # ---------------------------------------------------------------- levels

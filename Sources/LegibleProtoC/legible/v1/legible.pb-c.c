@@ -1614,7 +1614,7 @@ const ProtobufCMessageDescriptor legible__v1__start_session__descriptor =
   (ProtobufCMessageInit) legible__v1__start_session__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor legible__v1__recognition_options__field_descriptors[16] =
+static const ProtobufCFieldDescriptor legible__v1__recognition_options__field_descriptors[17] =
 {
   {
     "scripts",
@@ -1808,9 +1808,22 @@ static const ProtobufCFieldDescriptor legible__v1__recognition_options__field_de
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "automatically_detect_script",
+    17,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__RecognitionOptions, automatically_detect_script),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned legible__v1__recognition_options__field_indices_by_name[] = {
   8,   /* field[8] = auto_orientation */
+  16,   /* field[16] = automatically_detect_script */
   4,   /* field[4] = custom_words */
   11,   /* field[11] = detect_entities */
   7,   /* field[7] = include_symbols */
@@ -1830,7 +1843,7 @@ static const unsigned legible__v1__recognition_options__field_indices_by_name[] 
 static const ProtobufCIntRange legible__v1__recognition_options__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 16 }
+  { 0, 17 }
 };
 const ProtobufCMessageDescriptor legible__v1__recognition_options__descriptor =
 {
@@ -1840,7 +1853,7 @@ const ProtobufCMessageDescriptor legible__v1__recognition_options__descriptor =
   "Legible__V1__RecognitionOptions",
   "legible.v1",
   sizeof(Legible__V1__RecognitionOptions),
-  16,
+  17,
   legible__v1__recognition_options__field_descriptors,
   legible__v1__recognition_options__field_indices_by_name,
   1,  legible__v1__recognition_options__number_ranges,
@@ -3534,7 +3547,7 @@ const ProtobufCMessageDescriptor legible__v1__text_block__descriptor =
   (ProtobufCMessageInit) legible__v1__text_block__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor legible__v1__text_line__field_descriptors[8] =
+static const ProtobufCFieldDescriptor legible__v1__text_line__field_descriptors[10] =
 {
   {
     "text",
@@ -3632,13 +3645,39 @@ static const ProtobufCFieldDescriptor legible__v1__text_line__field_descriptors[
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "script",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__TextLine, script),
+    &legible__v1__script__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "model",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__TextLine, model),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned legible__v1__text_line__field_indices_by_name[] = {
   3,   /* field[3] = confidence */
   2,   /* field[2] = corner_points */
   5,   /* field[5] = elements */
   1,   /* field[1] = frame */
+  9,   /* field[9] = model */
   4,   /* field[4] = recognized_languages */
+  8,   /* field[8] = script */
   7,   /* field[7] = stable_frames */
   0,   /* field[0] = text */
   6,   /* field[6] = track_id */
@@ -3646,7 +3685,7 @@ static const unsigned legible__v1__text_line__field_indices_by_name[] = {
 static const ProtobufCIntRange legible__v1__text_line__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 10 }
 };
 const ProtobufCMessageDescriptor legible__v1__text_line__descriptor =
 {
@@ -3656,7 +3695,7 @@ const ProtobufCMessageDescriptor legible__v1__text_line__descriptor =
   "Legible__V1__TextLine",
   "legible.v1",
   sizeof(Legible__V1__TextLine),
-  8,
+  10,
   legible__v1__text_line__field_descriptors,
   legible__v1__text_line__field_indices_by_name,
   1,  legible__v1__text_line__number_ranges,

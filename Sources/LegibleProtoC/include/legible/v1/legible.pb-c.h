@@ -381,10 +381,17 @@ struct  Legible__V1__RecognitionOptions
    * (SKIP_REASON_UNCHANGED) and carries that frame's text.
    */
   protobuf_c_boolean recognize_unchanged;
+  /*
+   * Find each detected line's script among the scripts this server has
+   * installed (the session's scripts tried first) and read the line with that
+   * script's recognizer (Vision's automaticallyDetectsLanguage). Text mode with
+   * the line detector; TextLine.script and TextLine.model say what read a line.
+   */
+  protobuf_c_boolean automatically_detect_script;
 };
 #define LEGIBLE__V1__RECOGNITION_OPTIONS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&legible__v1__recognition_options__descriptor) \
-    , 0,NULL, 0,NULL, LEGIBLE__V1__MODE__MODE_UNSPECIFIED, LEGIBLE__V1__LEVEL__LEVEL_UNSPECIFIED, 0,NULL, NULL, 0, 0, 0, LEGIBLE__V1__LANGUAGE_CORRECTION__LANGUAGE_CORRECTION_UNSPECIFIED, 0, 0, 0, 0, 0, 0 }
+    , 0,NULL, 0,NULL, LEGIBLE__V1__MODE__MODE_UNSPECIFIED, LEGIBLE__V1__LEVEL__LEVEL_UNSPECIFIED, 0,NULL, NULL, 0, 0, 0, LEGIBLE__V1__LANGUAGE_CORRECTION__LANGUAGE_CORRECTION_UNSPECIFIED, 0, 0, 0, 0, 0, 0, 0 }
 
 
 /*
@@ -867,10 +874,17 @@ struct  Legible__V1__TextLine
    * Consecutive results in which this line had the same text.
    */
   uint32_t stable_frames;
+  /*
+   * The script whose recognizer read this line, and that recognizer's model
+   * ("eng", "Devanagari", "jpn_vert", "ch_PP-OCRv4_rec"); unspecified and
+   * empty when a recognizer of several models read it.
+   */
+  Legible__V1__Script script;
+  char *model;
 };
 #define LEGIBLE__V1__TEXT_LINE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&legible__v1__text_line__descriptor) \
-    , (char *)protobuf_c_empty_string, NULL, 0,NULL, 0, 0,NULL, 0,NULL, 0, 0 }
+    , (char *)protobuf_c_empty_string, NULL, 0,NULL, 0, 0,NULL, 0,NULL, 0, 0, LEGIBLE__V1__SCRIPT__SCRIPT_UNSPECIFIED, (char *)protobuf_c_empty_string }
 
 
 struct  Legible__V1__TextParagraph

@@ -1,0 +1,145 @@
+public import LegibleCore
+
+/// Which script's recognizer reads each detected line of a frame read script by script.
+///
+/// There is one recognizer per script, shared by every session; a frame of several scripts
+/// is read by the first script's engine (which also detects the lines), then by the other
+/// scripts' engines for the lines it did not read with confidence, each of those engines
+/// reading all the lines handed to it at once. A line's script comes from what was read:
+/// the Unicode script of its letters, when a recognizer can write another script's letters
+/// (Tesseract's Devanagari and CJK models also read Latin), and otherwise the recognizers'
+/// own confidences. Tesseract's OSD, the other candidate, needs at least 50 characters by
+/// default and named 13 of 20 clean rendered single lines right with its minimum lowered to
+/// 3 (see the README), so it is not used.
+///
+/// A value type, moved with the frame from engine to engine.
+public struct ScriptRouting: Sendable {
+    /// A line read with at least this mean confidence, in its reader's own script, is done.
+    public static let sureConfidence: Float = 0.8
+
+    /// The candidate scripts, in the session's order; the first one's engine reads first.
+    public let scripts: [Script]
+    /// The detected lines (already filtered by detection score), in the upright image.
+    public let lines: [DetectedLine]
+    /// Per line, the best reading so far, in its strip's pixels, with the map to the image.
+    public private(set) var best: [Reading?]
+    /// Per line, the scripts whose recognizers have read it.
+    public private(set) var tried: [Set<Script>]
+    /// Per line, the scripts still to try, the likeliest first.
+    public private(set) var wanted: [[Script]]
+
+    /// One recognizer's reading of a line.
+    public struct Reading: Sendable {
+        public var line: TextLine
+        public var toImage: AffineMap
+        public var script: Script
+
+        public init(line: TextLine, toImage: AffineMap, script: Script) {
+            self.line = line
+            self.toImage = toImage
+            self.script = script
+        }
+
+        /// Confidence, lowered when the letters read are not the reader's script (a Devanagari
+        /// model reading an English word): such a reading is a guess in a foreign alphabet.
+        var score: Float {
+            guard let written = WrittenScript.dominant(in: line.text) else { return line.confidence }
+            return written.isRead(by: script) ? line.confidence : line.confidence - 0.1
+        }
+    }
+
+    public init(scripts: [Script], lines: [DetectedLine]) {
+        precondition(!scripts.isEmpty, "routing needs a script")
+        self.scripts = scripts
+        self.lines = lines
+        best = Array(repeating: nil, count: lines.count)
+        tried = Array(repeating: [], count: lines.count)
+        wanted = Array(repeating: [scripts[0]], count: lines.count)
+    }
+
+    /// The script whose engine should read next: the first candidate some line still wants.
+    public var nextScript: Script? {
+        scripts.first { script in wanted.contains { $0.first == script } }
+    }
+
+    /// The lines `script`'s engine is to read now.
+    public func lines(for script: Script) -> [Int] {
+        wanted.indices.filter { wanted[$0].first == script }
+    }
+
+    /// Records what `script`'s recognizer read of line `index` (nil: nothing) and decides
+    /// which script, if any, reads it next.
+    public mutating func record(_ reading: Reading?, line index: Int, by script: Script) {
+        tried[index].insert(script)
+        wanted[index].removeAll { $0 == script }
+        if let reading, best[index].map({ reading.score > $0.score }) ?? true { best[index] = reading }
+        let untried = scripts.filter { !tried[index].contains($0) }
+        guard let reading else {
+            wanted[index] = untried
+            return
+        }
+        let written = WrittenScript.dominant(in: reading.line.text)
+        if let written, written.isRead(by: script), reading.line.confidence >= Self.sureConfidence {
+            wanted[index] = []
+            return
+        }
+        // Letters of another candidate script: that script's recognizer reads them best.
+        if let written, let other = untried.first(where: { written.isRead(by: $0) }), !written.isRead(by: script) {
+            wanted[index] = [other]
+            return
+        }
+        // Unsure, or letters no candidate writes: the best reading so far stays unless another
+        // script's recognizer is surer.
+        let sureSoFar = best[index].map { $0.score >= Self.sureConfidence } ?? false
+        wanted[index] = sureSoFar ? [] : untried
+    }
+
+    /// The lines read, each the best reading of its line, in the upright image's pixels.
+    public var readings: [Reading] { best.compactMap { $0 } }
+}
+
+/// The writing system of the letters in a text, as far as the scripts Legible reads go.
+enum WrittenScript: Sendable, Equatable {
+    case latin, devanagari, han, kana, hangul
+
+    /// The script of most letters of `text`; kana anywhere make it Japanese (kanji are read
+    /// by the Chinese and the Japanese recognizers alike). Nil when it has no such letter.
+    static func dominant(in text: String) -> WrittenScript? {
+        var counts: [WrittenScript: Int] = [:]
+        for scalar in text.unicodeScalars {
+            if let script = of(scalar) { counts[script, default: 0] += 1 }
+        }
+        if counts[.kana] != nil { return .kana }
+        return counts.max { ($0.value, $0.key.rank) < ($1.value, $1.key.rank) }?.key
+    }
+
+    /// Whether `script`'s recognizer writes these letters.
+    func isRead(by script: Script) -> Bool {
+        switch (self, script) {
+        case (.latin, .latin), (.devanagari, .devanagari), (.kana, .japanese), (.hangul, .korean): true
+        case (.han, .chinese), (.han, .japanese): true
+        default: false
+        }
+    }
+
+    private var rank: Int {
+        switch self {
+        case .latin: 0
+        case .han: 1
+        case .devanagari: 2
+        case .hangul: 3
+        case .kana: 4
+        }
+    }
+
+    private static func of(_ scalar: Unicode.Scalar) -> WrittenScript? {
+        switch scalar.value {
+        case 0x41...0x5A, 0x61...0x7A, 0xC0...0x24F, 0x1E00...0x1EFF: .latin
+        case 0x900...0x97F, 0xA8E0...0xA8FF: .devanagari
+        case 0x3040...0x30FF, 0x31F0...0x31FF, 0xFF66...0xFF9F: .kana
+        case 0x1100...0x11FF, 0x3130...0x318F, 0xAC00...0xD7AF: .hangul
+        case 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF: .han
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import LegibleCore
+import Testing
+
+@testable import LegibleReading
+
+/// Which script's recognizer reads each line of a frame read script by script: decided from
+/// the letters read and the recognizers' confidences, without any recognizer.
+@Suite("Script routing")
+struct ScriptRoutingTests {
+    let line = DetectedLine(
+        corners: [Point(x: 0, y: 0), Point(x: 100, y: 0), Point(x: 100, y: 20), Point(x: 0, y: 20)], score: 0.9)
+
+    func reading(_ text: String, _ confidence: Float, by script: Script) -> ScriptRouting.Reading {
+        let element = TextElement(
+            text: text, frame: Rect(x: 0, y: 0, width: 100, height: 20), confidence: confidence,
+            recognizedLanguages: [])
+        return ScriptRouting.Reading(
+            line: TextLine(
+                text: text, frame: element.frame, confidence: confidence, recognizedLanguages: [], elements: [element]),
+            toImage: .identity, script: script)
+    }
+
+    @Test func aSureLineInTheFirstScriptIsReadOnce() {
+        var routing = ScriptRouting(scripts: [.latin, .devanagari], lines: [line])
+        #expect(routing.nextScript == .latin)
+        routing.record(reading("EXIT", 0.95, by: .latin), line: 0, by: .latin)
+        #expect(routing.nextScript == nil)
+        #expect(routing.readings.map(\.line.text) == ["EXIT"])
+    }
+
+    @Test func anUnsureLineIsReadByTheOtherScriptAndTheSurerReadingWins() {
+        var routing = ScriptRouting(scripts: [.latin, .devanagari], lines: [line, line])
+        // eng reads a Devanagari sign as unsure Latin letters; the second line is English.
+        routing.record(reading("uct4 Ie", 0.41, by: .latin), line: 0, by: .latin)
+        routing.record(reading("EXIT", 0.93, by: .latin), line: 1, by: .latin)
+        #expect(routing.nextScript == .devanagari)
+        #expect(routing.lines(for: .devanagari) == [0])
+        routing.record(reading("प्रवेश", 0.9, by: .devanagari), line: 0, by: .devanagari)
+        #expect(routing.nextScript == nil)
+        #expect(routing.readings.map(\.line.text) == ["प्रवेश", "EXIT"])
+        #expect(routing.readings.map(\.script) == [.devanagari, .latin])
+    }
+
+    @Test func lettersOfAnotherCandidateScriptGoToThatScriptsRecognizer() {
+        // Devanagari's model reads an English word confidently, in Latin letters: eng reads
+        // Latin better, and its reading is not penalised as a foreign alphabet.
+        var routing = ScriptRouting(scripts: [.devanagari, .latin], lines: [line])
+        routing.record(reading("COFFEE", 0.9, by: .devanagari), line: 0, by: .devanagari)
+        #expect(routing.nextScript == .latin)
+        routing.record(reading("COFFEE", 0.88, by: .latin), line: 0, by: .latin)
+        #expect(routing.readings.first?.script == .latin)
+    }
+
+    @Test func kanaMakeALineJapaneseAndKanjiAloneStayWithChinese() {
+        var routing = ScriptRouting(scripts: [.chinese, .japanese, .latin], lines: [line, line])
+        routing.record(reading("東京駅はこちら", 0.7, by: .chinese), line: 0, by: .chinese)
+        routing.record(reading("北京市", 0.92, by: .chinese), line: 1, by: .chinese)
+        #expect(routing.lines(for: .japanese) == [0])
+        #expect(routing.nextScript == .japanese)
+        routing.record(reading("東京駅はこちら", 0.93, by: .japanese), line: 0, by: .japanese)
+        #expect(routing.nextScript == nil)
+        #expect(routing.readings.map(\.script) == [.japanese, .chinese])
+    }
+
+    @Test func aLineNobodyReadsIsTriedByEveryScriptOnceAndLeftOut() {
+        var routing = ScriptRouting(scripts: [.latin, .korean, .devanagari], lines: [line])
+        routing.record(nil, line: 0, by: .latin)
+        #expect(routing.nextScript == .korean)
+        routing.record(nil, line: 0, by: .korean)
+        #expect(routing.nextScript == .devanagari)
+        routing.record(nil, line: 0, by: .devanagari)
+        #expect(routing.nextScript == nil)
+        #expect(routing.readings.isEmpty)
+    }
+
+    @Test func writtenScriptOfMixedText() {
+        #expect(WrittenScript.dominant(in: "Open 24h") == .latin)
+        #expect(WrittenScript.dominant(in: "दिल्ली मेट्रो") == .devanagari)
+        #expect(WrittenScript.dominant(in: "서울역 출구 B") == .hangul)
+        #expect(WrittenScript.dominant(in: "カレー") == .kana)
+        #expect(WrittenScript.dominant(in: "12:30 -") == nil)
+    }
+}
