@@ -26,7 +26,7 @@ DEPLOY_CHECK_PACKAGES := systemd python3-seccomp python3-yaml
 PY_PROTO_OUT := clients/python/legible_client/proto
 
 .PHONY: deps print-apt-packages check-packages build release run test test-swift test-python python-proto bench \
-	bench-setup bench-overhead bench-imaging bench-models bench-load bench-sessions bench-corpus bench-tilt soak profile check-load-html check-deploy clean \
+	bench-setup bench-overhead bench-imaging bench-models bench-load bench-sessions bench-corpus bench-tilt bench-vertical bench-scripts soak profile check-load-html check-deploy clean \
 	fuzz fuzz-build test-asan test-tsan leak-check format lint
 
 deps: ## Install the Debian and PyPI packages that are missing.
@@ -100,6 +100,9 @@ bench-tilt: release ## Lines tilted -30..30 degrees found as one line and read; 
 
 bench-vertical: release ## Generated columns of vertical Chinese and Japanese (seeds 100-119): CER read top to bottom, right to left.
 	python3 bench/vertical_columns.py --legibled .build/release/legibled
+
+bench-scripts: release ## Scripts line by line: script identification, CER and ms per line's script (named, automatic, one combined engine) on generated two-script and one-script frames.
+	python3 bench/script_lines.py --legibled .build/release/legibled
 
 profile: release ## callgrind of 10 reads of a 720p frame: the server's own steps beside Tesseract (instructions).
 	bench/profile.sh

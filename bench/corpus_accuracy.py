@@ -47,6 +47,9 @@ SCRIPT_OPTIONS = {
 # The tesseract CLI's model per script: the language model a user of the CLI would pick.
 CLI_MODEL = {"latin": "eng", "chinese": "chi_sim", "devanagari": "hin", "japanese": "jpn", "korean": "kor"}
 SYSTEMS = ("cli", "legible-tesseract", "legible-fast", "legible-accurate")
+# Not in the default set: FAST with automatically_detect_script and no script named (a camera
+# client that does not know what it will see).
+EXTRA_SYSTEMS = ("legible-auto",)
 
 
 # Images whose results were looked at while the line path was developed: they belong to the
@@ -98,15 +101,19 @@ def cli_text(data, suffix, scripts):
         return out.stdout.decode("utf-8", "replace"), (time.perf_counter() - started) * 1000
 
 
-def legible_text(server, data, encoding, scripts, level):
-    stream = server.session(scripts=[SCRIPT_OPTIONS[s][0] for s in scripts], level=level)
+def legible_text(server, data, encoding, scripts, level, auto=False):
+    if auto:
+        stream = server.session(automatically_detect_script=True, level=level)
+    else:
+        stream = server.session(scripts=[SCRIPT_OPTIONS[s][0] for s in scripts], level=level)
     try:
         stream.send(pb.ClientMessage(frame=pb.Frame(frame_id=1, image=pb.Image(encoding=encoding, data=data))))
         result = stream.receive().result
     finally:
         stream.close()
     text = result.text.text if result.status == pb.FRAME_STATUS_RECOGNIZED else ""
-    lines = [[line.text, round(line.confidence, 3)] for block in result.text.blocks for line in block.lines]
+    lines = [[line.text, round(line.confidence, 3), pb.Script.Name(line.script), line.model]
+             for block in result.text.blocks for line in block.lines]
     return text, result.timing.recognize_us / 1000, lines
 
 
@@ -118,7 +125,7 @@ def measure(entries, binary, systems, log, variants=None, variant_level=pb.LEVEL
     try:
         if "legible-tesseract" in systems:
             servers["tesseract"] = bm.Server(binary, "--detector", "tesseract")
-        if {"legible-fast", "legible-accurate"} & set(systems):
+        if {"legible-fast", "legible-accurate", "legible-auto"} & set(systems):
             servers["detector"] = bm.Server(binary)
         for name, flags in variants.items():
             servers[name] = bm.Server(binary, *flags)
@@ -133,6 +140,8 @@ def measure(entries, binary, systems, log, variants=None, variant_level=pb.LEVEL
                     text, ms = cli_text(data, suffix, scripts)
                 elif system == "legible-tesseract":
                     text, ms, lines = legible_text(servers["tesseract"], data, encoding, scripts, pb.LEVEL_FAST)
+                elif system == "legible-auto":
+                    text, ms, lines = legible_text(servers["detector"], data, encoding, scripts, pb.LEVEL_FAST, auto=True)
                 elif system in variants:
                     text, ms, lines = legible_text(servers[system], data, encoding, scripts, variant_level)
                 else:
@@ -172,7 +181,7 @@ def table(rows, systems, key, title):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--legibled", default=os.path.join(HERE, "..", ".build", "release", "legibled"))
-    parser.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated subset of " + ", ".join(SYSTEMS))
+    parser.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated subset of " + ", ".join(SYSTEMS + EXTRA_SYSTEMS))
     parser.add_argument("--only", help="ids containing this text")
     parser.add_argument("--variant", action="append", default=[], metavar="NAME=FLAGS",
                         help="one more system: legibled with these flags, at FAST (e.g. latin-model='--model latin=Latin')")

@@ -16,6 +16,11 @@ public import LegibleCore
 public struct ScriptRouting: Sendable {
     /// A line read with at least this mean confidence, in its reader's own script, is done.
     public static let sureConfidence: Float = 0.8
+    /// Kanji alone do not tell Chinese from Japanese, and PP-OCR's Chinese recognizer reads a
+    /// Japanese line as its kanji without the kana at 0.8–0.9 (its Chinese lines read at
+    /// 0.99–1.0; generated Japanese scenes, seeds 0–4): below this, the other Han script's
+    /// recognizer, when a candidate, reads the line too and the surer reading is kept.
+    public static let sureHanConfidence: Float = 0.95
 
     /// The candidate scripts, in the session's order; the first one's engine reads first.
     public let scripts: [Script]
@@ -79,6 +84,12 @@ public struct ScriptRouting: Sendable {
             return
         }
         let written = WrittenScript.dominant(in: reading.line.text)
+        if written == .han, reading.line.confidence < Self.sureHanConfidence,
+            let other = untried.first(where: { $0 != script && WrittenScript.han.isRead(by: $0) })
+        {
+            wanted[index] = [other]
+            return
+        }
         if let written, written.isRead(by: script), reading.line.confidence >= Self.sureConfidence {
             wanted[index] = []
             return

@@ -216,7 +216,7 @@ public final class Server {
                     frameDeadlineMillis: UInt32(clamping: configuration.frameDeadlineMillis)),
                 availableScripts: availableScripts, models: configuration.models, installedModels: installedModels,
                 engines: engineInfo(), accessTokens: configuration.accessTokens)
-            session.readsLinesByScript = lineDetectors != nil
+            session.readsLinesByScript = lineDetectors != nil && configuration.readsLinesByScript
             let connection = Connection(
                 serial: nextSerial, socket: socket, peer: "", server: self, configuration: session,
                 maxMessageBytes: configuration.maxMessageBytes)

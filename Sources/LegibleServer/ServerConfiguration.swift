@@ -64,6 +64,9 @@ public struct ServerConfiguration: Sendable {
     /// ACCURATE: a detected line the engine reads with a lower confidence is read again by a
     /// second model of the script (`SecondOpinion`), the more confident reading kept (0: never).
     public var secondOpinionBelow: Float = 0.8
+    /// With the detector, a session of several scripts has each line read by its script's
+    /// engine (`--several-scripts lines`); false keeps one engine of all its models.
+    public var readsLinesByScript = true
     /// A detected line whose words' mean confidence is lower is not answered.
     public var minimumLineConfidence: Float = LineReader().minimumConfidence
     /// Replace Tesseract with an engine that answers after exactly this long (checking load
@@ -98,6 +101,7 @@ public struct ServerConfiguration: Sendable {
             ),
             ("recognition-model", recognitionModel),
             ("second-opinion-below", "\(secondOpinionBelow)"),
+            ("several-scripts", readsLinesByScript ? "lines" : "combined"),
             ("min-line-confidence", "\(minimumLineConfidence)"),
             ("workers", "\(workers)"),
             ("replicas-per-script", "\(replicasPerScript)"),

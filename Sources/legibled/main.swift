@@ -66,6 +66,11 @@ let command = Command(
                 "ACCURATE: a detected line read with a lower confidence is read again by a second model of its script (Latin: PP-OCR's recognizer; Devanagari: hin; Japanese: Japanese), the more confident reading kept; 0 turns it off.",
             default: "0.8"),
         .value(
+            "several-scripts", valueName: "lines|combined",
+            help:
+                "A session of several scripts, with the detector: each line read by its own script's shared engine (lines), or every line by one engine holding all the session's models (combined, as before; kept to compare).",
+            default: "lines"),
+        .value(
             "min-line-confidence", valueName: "0..1",
             help: "With the detector, a line whose words' mean confidence is lower is left out (no invented text).",
             default: "0.5"),
@@ -214,6 +219,13 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
             throw LegibleError(.invalidArgument, "--second-opinion-below takes a number from 0 to 1")
         }
         configuration.secondOpinionBelow = value
+    }
+    if parsed.isSet("several-scripts") {
+        switch parsed.value("several-scripts")! {
+        case "lines": configuration.readsLinesByScript = true
+        case "combined": configuration.readsLinesByScript = false
+        default: throw LegibleError(.invalidArgument, "--several-scripts takes lines or combined")
+        }
     }
     if parsed.isSet("min-line-confidence") {
         guard let value = Float(parsed.value("min-line-confidence")!), (0...1).contains(value) else {

@@ -54,12 +54,23 @@ struct ScriptRoutingTests {
     @Test func kanaMakeALineJapaneseAndKanjiAloneStayWithChinese() {
         var routing = ScriptRouting(scripts: [.chinese, .japanese, .latin], lines: [line, line])
         routing.record(reading("東京駅はこちら", 0.7, by: .chinese), line: 0, by: .chinese)
-        routing.record(reading("北京市", 0.92, by: .chinese), line: 1, by: .chinese)
+        routing.record(reading("北京市", 0.99, by: .chinese), line: 1, by: .chinese)
         #expect(routing.lines(for: .japanese) == [0])
         #expect(routing.nextScript == .japanese)
         routing.record(reading("東京駅はこちら", 0.93, by: .japanese), line: 0, by: .japanese)
         #expect(routing.nextScript == nil)
         #expect(routing.readings.map(\.script) == [.japanese, .chinese])
+    }
+
+    @Test func kanjiReadUnsureByOneHanScriptAreReadByTheOtherToo() {
+        // PP-OCR reads a Japanese line as its kanji, dropping the kana, at 0.86.
+        var routing = ScriptRouting(scripts: [.latin, .chinese, .japanese], lines: [line])
+        routing.record(reading("Tokvo", 0.3, by: .latin), line: 0, by: .latin)
+        routing.record(reading("東京出右", 0.86, by: .chinese), line: 0, by: .chinese)
+        #expect(routing.nextScript == .japanese)
+        routing.record(reading("東京駅の出口は右側です", 0.95, by: .japanese), line: 0, by: .japanese)
+        #expect(routing.nextScript == nil)
+        #expect(routing.readings.map(\.line.text) == ["東京駅の出口は右側です"])
     }
 
     @Test func aLineNobodyReadsIsTriedByEveryScriptOnceAndLeftOut() {

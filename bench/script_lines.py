@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Scripts line by line: how well each detected line finds its script's recognizer, and what it
+costs (make bench-scripts).
+
+Generated camera frames (scripts/camera_frames.py): two-script signs (a line of each script in
+turn: Latin + Devanagari, Japanese + Latin, Chinese + Latin, Korean + Latin) and each script's
+own scene, seeds 100-104 (none was looked at while the routing was written; the end-to-end tests
+use the default seed). Each frame is read by legibled (FAST, one worker):
+
+  named     the session names the frame's scripts; each line read by its script's engine
+  auto      no script named, automatically_detect_script: every installed script a candidate
+  combined  the session names the scripts; `--several-scripts combined`: one engine holding
+            every model of the session reads every line (Legible before lines went by script)
+
+Script identification: a truth line counts as identified when the returned line that reads it
+best (CER <= 0.2) says that line's script (TextLine.script); `combined` lines name no script.
+ms: the server's own recognition time (Timing.recognize_us), median.
+
+    python3 bench/script_lines.py --legibled .build/release/legibled [--seeds 100-104]
+"""
+import argparse
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "clients", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
+sys.path.insert(0, HERE)
+import camera_frames as cf  # noqa: E402
+import models as bm  # noqa: E402
+from legible_client import pb  # noqa: E402
+
+SCRIPTS = {"latin": pb.SCRIPT_LATIN, "chinese": pb.SCRIPT_CHINESE, "japanese": pb.SCRIPT_JAPANESE,
+           "korean": pb.SCRIPT_KOREAN, "devanagari": pb.SCRIPT_DEVANAGARI}
+PAIRS = [("latin", "devanagari"), ("japanese", "latin"), ("chinese", "latin"), ("korean", "latin")]
+
+
+def seeds(text):
+    first, _, last = text.partition("-")
+    return list(range(int(first), int(last or first) + 1))
+
+
+def read(server, image, **options):
+    stream = server.session(**options)
+    try:
+        stream.send(pb.ClientMessage(frame=pb.Frame(frame_id=1, image=pb.Image(
+            encoding=pb.ENCODING_JPEG, data=bm.jpeg(image)))))
+        result = stream.receive().result
+    finally:
+        stream.close()
+    assert result.status == pb.FRAME_STATUS_RECOGNIZED, result
+    return result
+
+
+def identified(result, truth):
+    """Truth lines whose best-reading returned line says the right script, and the count."""
+    lines = [line for block in result.text.blocks for line in block.lines]
+    right = 0
+    for expected in truth["lines"]:
+        scored = [(bm.cer(line.text, expected["text"]), line) for line in lines]
+        if not scored:
+            continue
+        error, line = min(scored, key=lambda pair: pair[0])
+        if error <= 0.2 and line.script == SCRIPTS[expected["script"]]:
+            right += 1
+    return right, len(truth["lines"])
+
+
+def frames(seed_list):
+    for pair in PAIRS:
+        for seed in seed_list:
+            yield "+".join(pair), pair, cf.mixed_scene(pair, seed=seed)
+    for script in SCRIPTS:
+        for seed in seed_list:
+            image, truth = cf.script_scene(script, seed=seed)
+            for line in truth["lines"]:
+                line["script"] = script
+            yield script, (script,), (image, truth)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--legibled", default=os.path.join(HERE, "..", ".build", "release", "legibled"))
+    parser.add_argument("--seeds", default="100-104", help="first-last (default 100-104)")
+    args = parser.parse_args()
+    flags = ["--replicas-per-script", "1"]
+    servers = {"lines": bm.Server(args.legibled, *flags),
+               "combined": bm.Server(args.legibled, *flags, "--several-scripts", "combined")}
+    rows = {}
+    try:
+        for name, scripts, (image, truth) in frames(seeds(args.seeds)):
+            named = dict(scripts=[SCRIPTS[s] for s in scripts])
+            runs = {"named": read(servers["lines"], image, **named),
+                    "auto": read(servers["lines"], image, automatically_detect_script=True)}
+            if len(scripts) > 1:
+                runs["combined"] = read(servers["combined"], image, **named)
+            row = rows.setdefault(name, {})
+            for system, result in runs.items():
+                cell = row.setdefault(system, {"cer": [], "ms": [], "right": 0, "lines": 0})
+                cell["cer"].append(bm.cer(result.text.text, "\n".join(line["text"] for line in truth["lines"])))
+                cell["ms"].append(result.timing.recognize_us / 1000)
+                right, total = identified(result, truth)
+                cell["right"] += right
+                cell["lines"] += total
+            print(name, {s: "%.3f" % row[s]["cer"][-1] for s in runs}, file=sys.stderr, flush=True)
+    finally:
+        for server in servers.values():
+            server.stop()
+    count = len(seeds(args.seeds))
+    print("| frames (%d seeds each) | named: CER | named: script right | named: ms | auto: CER | auto: script right"
+          " | auto: ms | combined: CER | combined: ms |" % count)
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, row in rows.items():
+        cells = []
+        for system in ("named", "auto"):
+            cell = row[system]
+            cells += ["%.3f" % statistics.mean(cell["cer"]), "%d / %d" % (cell["right"], cell["lines"]),
+                      "%.0f" % statistics.median(cell["ms"])]
+        if "combined" in row:
+            cells += ["%.3f" % statistics.mean(row["combined"]["cer"]), "%.0f" % statistics.median(row["combined"]["ms"])]
+        else:
+            cells += ["", ""]
+        print("| %s | %s |" % (name, " | ".join(cells)))
+
+
+if __name__ == "__main__":
+    main()
