@@ -294,7 +294,8 @@ enum Fixtures {
         mode: .document, level: .accurate, customWords: ["Größe", "東京", "SKU-1234"],
         regionOfInterest: Rect(x: -4, y: 8, width: 640, height: 360), maxCandidates: 3, includeSymbols: true,
         autoOrientation: true, languageCorrection: false, minimumTextHeight: 0.125, detectEntities: true,
-        maxFrameAgeMillis: 250, stableAfter: 5, waitForSteady: true, recognizeUnchanged: true)
+        maxFrameAgeMillis: 250, stableAfter: 5, waitForSteady: true, recognizeUnchanged: true,
+        automaticallyDetectScript: true)
 
     static let clientMessages: [ClientMessage] = [
         .start(
@@ -380,7 +381,7 @@ enum Fixtures {
                         text: "Größe 東京", frame: Rect(x: 10, y: 20, width: 100, height: 20), confidence: 0.81,
                         recognizedLanguages: ["de", "ja"],
                         elements: [word("Größe", x: 10, y: 20), word("東京", x: 70, y: 20, break: .eolSureSpace)],
-                        trackID: 17, stableFrames: 4),
+                        trackID: 17, stableFrames: 4, script: .japanese, model: "jpn"),
                     TextLine(
                         text: "Second line", frame: Rect(x: 10, y: 45, width: 110, height: 20), confidence: 0.79,
                         recognizedLanguages: ["en"],

@@ -74,7 +74,8 @@ let recognitionOptions: [Option] = Option.group(
     [
         .value(
             "script", valueName: "script",
-            help: "latin, chinese, devanagari, japanese or korean; repeatable. (default: the server's, latin)",
+            help:
+                "latin, chinese, devanagari, japanese or korean; repeatable; auto: find each line's script among the server's (automatically_detect_script). (default: the server's, latin)",
             repeatable: true),
         .value(
             "language", valueName: "bcp47", help: "A language hint such as en, de or zh-Hant; repeatable.",
@@ -116,6 +117,10 @@ let recognitionOptions: [Option] = Option.group(
 func parseRecognitionOptions(_ parsed: ParsedCommandLine) throws(CLIFailure) -> RecognitionOptions {
     var options = RecognitionOptions()
     for name in parsed.values("script") {
+        if name == "auto" {
+            options.automaticallyDetectScript = true
+            continue
+        }
         guard let script = Script(name: name) else {
             let known = Script.allCases.map(\.description).joined(separator: ", ")
             throw .usage("--script takes one of \(known), not '\(name)'")

@@ -201,12 +201,26 @@ enum ResultJSON {
     }
 
     static func line(_ line: TextLine) -> JSONValue {
-        .object(
+        var members =
             common(line.text, line.frame, line.cornerPoints, line.confidence, line.recognizedLanguages) + [
                 ("elements", .array(line.elements.map(element))),
                 ("track_id", .int64(line.trackID)),
                 ("stable_frames", .unsigned(UInt64(line.stableFrames))),
-            ])
+            ]
+        // Proto3 JSON leaves defaults out: a line read by a recognizer of several models.
+        if let script = line.script { members.append(("script", .string(scriptName(script)))) }
+        if let model = line.model { members.append(("model", .string(model))) }
+        return .object(members)
+    }
+
+    static func scriptName(_ script: Script) -> String {
+        switch script {
+        case .latin: "SCRIPT_LATIN"
+        case .chinese: "SCRIPT_CHINESE"
+        case .devanagari: "SCRIPT_DEVANAGARI"
+        case .japanese: "SCRIPT_JAPANESE"
+        case .korean: "SCRIPT_KOREAN"
+        }
     }
 
     static func paragraph(_ paragraph: TextParagraph) -> JSONValue {

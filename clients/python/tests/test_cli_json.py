@@ -215,7 +215,8 @@ def full_frame_result():
         return pb.TextLine(text=text, frame=frame, corner_points=corners(frame), confidence=conf(),
                            recognized_languages=[pb.RecognizedLanguage(language_code="en")],
                            elements=[element(w, pb.BREAK_TYPE_SPACE) for w in text.split()],
-                           track_id=2**64 - 1 - next(counter), stable_frames=2**32 - 1)
+                           track_id=2**64 - 1 - next(counter), stable_frames=2**32 - 1,
+                           script=pb.SCRIPT_DEVANAGARI, model="Devanagari")
 
     def paragraph(text):
         frame = rect()
