@@ -85,12 +85,15 @@ def jpeg(image):
 
 
 class Server:
-    def __init__(self, binary, *flags):
+    def __init__(self, binary, *flags, log=False):
+        """`log`: keep the server's log (stderr) for `read_log()`; otherwise it is dropped."""
         self.dir = tempfile.mkdtemp(prefix="legible-bench-")
         self.address = "unix:" + os.path.join(self.dir, "s.sock")
         env = dict(os.environ, OMP_THREAD_LIMIT="1")
+        self.log_path = os.path.join(self.dir, "log") if log else None
+        stderr = open(self.log_path, "w") if log else subprocess.DEVNULL
         self.process = subprocess.Popen([binary, "--listen", self.address, "--workers", "1", *flags], env=env,
-                                        stderr=subprocess.DEVNULL)
+                                        stderr=stderr)
         deadline = time.monotonic() + 30
         while not os.path.exists(self.address[5:]):
             assert self.process.poll() is None and time.monotonic() < deadline, "legibled did not start"
@@ -103,6 +106,10 @@ class Server:
         message = stream.receive()
         assert message.WhichOneof("message") == "started", message
         return stream
+
+    def read_log(self):
+        with open(self.log_path) as f:
+            return f.read()
 
     def stop(self):
         self.process.terminate()

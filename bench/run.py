@@ -21,6 +21,7 @@ frames, in one run on this machine, written to BENCHMARKS.md with a freshness ch
                  CLI, --detector tesseract, FAST and ACCURATE; tune and held-out parts apart.
   7. tilt        lines turned -30..30 degrees found as one line and read; text-free frames
   8. vertical    generated columns of vertical Chinese and Japanese read top to bottom, right to left
+  9. scripts     line by line: each line's script found and read by its engine, named, automatic, combined
                  answered empty; the detector against --detector tesseract.
 
 The machine is shared, so what is compared is measured side by side: the one-stream latencies
@@ -58,6 +59,7 @@ import camera_frames as cf  # noqa: E402
 import models as bm  # noqa: E402  (bench/models.py: CER, hard_frames)
 import corpus_accuracy as corpus  # noqa: E402
 import tilt_and_clutter as tilt  # noqa: E402
+import script_lines  # noqa: E402
 import vertical_columns as vertical  # noqa: E402
 import tesseract_cli  # noqa: E402
 from legible_client import Stream, pb  # noqa: E402
@@ -814,6 +816,20 @@ def write_report(path, r, chart_name):
                   "Japanese ones by Tesseract's `jpn_vert`. Before this reading, every such frame read as nothing or "
                   "noise (CER 1.000 on seeds 0–9).", ""]
         lines += vertical.report_lines(r["vertical"])
+    if r.get("scripts"):
+        lines += ["", "## 9. Scripts line by line (`bench/script_lines.py`, `make bench-scripts`)", "",
+                  "Generated two-script signs (a line of each script in turn) and each script's own scene, seeds "
+                  "100–104 (none looked at while the routing was written). *named*: the session names the frame's "
+                  "scripts, each line read by its script's engine; *auto*: no script named, "
+                  "`automatically_detect_script`; *combined*: `--several-scripts combined`, one engine holding every "
+                  "model of the session (before). A truth line's script is right when the returned line reading it "
+                  "best (CER ≤ 0.2) names it (`TextLine.script`). ms: the server's recognition time, median. FAST, one "
+                  "worker.", ""]
+        lines += script_lines.report_lines(r["scripts"])
+        lines += ["", "The engine pool when sessions flip between scripts: every script alone, every pair and automatic "
+                  "detection, twice, each session reading a Latin + Devanagari and a Japanese + Latin sign "
+                  "(`--replicas-per-script 1`, one worker; resident memory of legibled):", ""]
+        lines += script_lines.memory_lines(r["scripts"]["memory"])
     lines += ["", "## Commands", "", "```"] + COMMANDS + ["```", "",
               "`make bench` = `bench/peers/setup.sh` (idempotent: apt packages, tesserocr built from source) + "
               "`swift build -c release` + `python3 bench/run.py`. The older targets still run alone: `make bench-overhead` "
@@ -963,6 +979,9 @@ def main():
     r["tilt"] = tilt.measure_both(a.legibled, pb.LEVEL_FAST, log)
     log("8. vertical columns")
     r["vertical"] = [vertical.measure(a.legibled, script, vertical.seeds("100-119")) for script in ("chinese", "japanese")]
+    log("9. scripts line by line")
+    r["scripts"] = script_lines.measure(a.legibled, script_lines.seeds("100-104"), lambda line: log("scripts", line))
+    r["scripts"]["memory"] = script_lines.pool_memory(a.legibled, log=lambda line: log("scripts", line))
 
     # Overall camera sets: each distinct frame (by its bytes) once.
     def distinct(rows):

@@ -22,6 +22,7 @@ import argparse
 import os
 import statistics
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "clients", "python"))
@@ -79,17 +80,14 @@ def frames(seed_list):
             yield script, (script,), (image, truth)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--legibled", default=os.path.join(HERE, "..", ".build", "release", "legibled"))
-    parser.add_argument("--seeds", default="100-104", help="first-last (default 100-104)")
-    args = parser.parse_args()
+def measure(binary, seed_list, log=None):
+    """Per frame set: CER, identified lines and ms for named, auto and combined sessions."""
     flags = ["--replicas-per-script", "1"]
-    servers = {"lines": bm.Server(args.legibled, *flags),
-               "combined": bm.Server(args.legibled, *flags, "--several-scripts", "combined")}
+    servers = {"lines": bm.Server(binary, *flags),
+               "combined": bm.Server(binary, *flags, "--several-scripts", "combined")}
     rows = {}
     try:
-        for name, scripts, (image, truth) in frames(seeds(args.seeds)):
+        for name, scripts, (image, truth) in frames(seed_list):
             named = dict(scripts=[SCRIPTS[s] for s in scripts])
             runs = {"named": read(servers["lines"], image, **named),
                     "auto": read(servers["lines"], image, automatically_detect_script=True)}
@@ -103,15 +101,71 @@ def main():
                 right, total = identified(result, truth)
                 cell["right"] += right
                 cell["lines"] += total
-            print(name, {s: "%.3f" % row[s]["cer"][-1] for s in runs}, file=sys.stderr, flush=True)
+            if log:
+                log("%s %s" % (name, " ".join("%s %.3f" % (s, row[s]["cer"][-1]) for s in runs)))
     finally:
         for server in servers.values():
             server.stop()
-    count = len(seeds(args.seeds))
-    print("| frames (%d seeds each) | named: CER | named: script right | named: ms | auto: CER | auto: script right"
-          " | auto: ms | combined: CER | combined: ms |" % count)
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for name, row in rows.items():
+    return {"seeds": len(seed_list), "rows": rows}
+
+
+def resident_mb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def pool_memory(binary, rounds=2, log=None):
+    """The engine pool under sessions that flip between scripts: every single script, every
+    pair of scripts and automatic detection, `rounds` times, each session reading one
+    two-script sign (Latin + Devanagari) and one Japanese + Latin sign. Per server mode: RSS
+    after start, RSS after the load, and the engines loaded (from the server's log)."""
+    import itertools
+    import json
+    signs = [cf.mixed_scene(("latin", "devanagari"), seed=100)[0], cf.mixed_scene(("japanese", "latin"), seed=100)[0]]
+    combos = [[s] for s in SCRIPTS] + [list(p) for p in itertools.combinations(SCRIPTS, 2)] + [None]
+    out = {}
+    for mode in ("lines", "combined"):
+        server = bm.Server(binary, "--replicas-per-script", "1", "--several-scripts", mode, "--log-format", "json",
+                           log=True)
+        try:
+            time.sleep(3)  # the default engine and the detector load at start
+            start = resident_mb(server.process.pid)
+            for _ in range(rounds):
+                for combo in combos:
+                    options = (dict(automatically_detect_script=True) if combo is None
+                               else dict(scripts=[SCRIPTS[s] for s in combo]))
+                    for image in signs:
+                        read(server, image, **options)
+            after = resident_mb(server.process.pid)
+            events = [json.loads(line) for line in server.read_log().splitlines() if line.startswith("{")]
+            engines = sorted({e["engine"] for e in events if e.get("msg") == "engine loaded"})
+        finally:
+            server.stop()
+        out[mode] = {"start_mb": start, "after_mb": after, "engines": engines}
+        if log:
+            log("%s: %.0f MB -> %.0f MB, engines %s" % (mode, start, after, ", ".join(engines)))
+    out["sessions"] = rounds * len(combos)
+    return out
+
+
+def memory_lines(memory):
+    lines = ["| several scripts | RSS after start | RSS after %d sessions | engines loaded |" % memory["sessions"],
+             "|---|---:|---:|---|"]
+    for mode in ("lines", "combined"):
+        m = memory[mode]
+        lines.append("| %s | %.0f MB | %.0f MB | %d: %s |" % (
+            mode, m["start_mb"], m["after_mb"], len(m["engines"]), ", ".join("`%s`" % e for e in m["engines"])))
+    return lines
+
+
+def report_lines(result):
+    lines = ["| frames (%d seeds each) | named: CER | named: script right | named: ms | auto: CER | auto: script right"
+             " | auto: ms | combined: CER | combined: ms |" % result["seeds"],
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, row in result["rows"].items():
         cells = []
         for system in ("named", "auto"):
             cell = row[system]
@@ -121,7 +175,20 @@ def main():
             cells += ["%.3f" % statistics.mean(row["combined"]["cer"]), "%.0f" % statistics.median(row["combined"]["ms"])]
         else:
             cells += ["", ""]
-        print("| %s | %s |" % (name, " | ".join(cells)))
+        lines.append("| %s | %s |" % (name, " | ".join(cells)))
+    return lines
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--legibled", default=os.path.join(HERE, "..", ".build", "release", "legibled"))
+    parser.add_argument("--seeds", default="100-104", help="first-last (default 100-104)")
+    args = parser.parse_args()
+    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    result = measure(args.legibled, seeds(args.seeds), log)
+    print("\n".join(report_lines(result)))
+    print()
+    print("\n".join(memory_lines(pool_memory(args.legibled, log=log))))
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ public enum ModelCatalog {
 
     /// The BCP-47 tag for a model name as Tesseract's `WordRecognitionLanguage` returns it.
     ///
-    /// A script model knows a script, not a language: `Latin` → `und-Latn`. NOTES: the name is
+    /// A script model knows a script, not a language: `Latin` → `und-Latn`. As docs/library-facts.md ("languages") records, the name is
     /// the model that won, not the true language of the word.
     public static func languageTag(for model: String) -> String {
         // A vertical model (`jpn_vert`) reads its horizontal model's language.

@@ -77,7 +77,7 @@ public enum PNGReader {
         let width = gray.width
         let height = gray.height
         if buffer.count < width * height { buffer = [UInt8](repeating: 0, count: width * height) }
-        // 8-bit pixels sit big-endian inside 32-bit words (NOTES.md): swap, then copy rows.
+        // 8-bit pixels sit big-endian inside 32-bit words (docs/library-facts.md, "Leptonica: byte order"): swap, then copy rows.
         pixEndianByteSwap(gray.pix)
         let wordsPerLine = Int(pixGetWpl(gray.pix))
         let source = UnsafeRawPointer(pixGetData(gray.pix)!)

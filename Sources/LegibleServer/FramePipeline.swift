@@ -47,7 +47,10 @@ enum FrameOutcome: Sendable {
 /// A frame read script by script, between two engines: the upright image, its lines and
 /// what has been read of them, and what the last engine needs to answer the frame.
 struct LineHandOff: Sendable {
+    /// Lines still to read by other scripts' engines, or (`pageScript`) a page whose script
+    /// OSD found, to be read whole by that script's engine.
     var routing: ScriptRouting
+    var pageScript: Script? = nil
     var image: GrayImage
     var request: RecognitionRequest
     /// The frame's deadline, spent across the engines.
@@ -204,6 +207,12 @@ final class FramePipeline {
                 return handOff(
                     LineHandOff(routing: routing, image: image, request: request, time: time, answer: answer),
                     settings: settings)
+            case .handOffPage(let script, let time):
+                return handOff(
+                    LineHandOff(
+                        routing: ScriptRouting(scripts: [script], lines: []), pageScript: script, image: image,
+                        request: request, time: time, answer: answer),
+                    settings: settings)
             }
         } catch {
             return .failed(error)
@@ -220,6 +229,18 @@ final class FramePipeline {
             return .failed(LegibleError(.internal, "a frame was handed to an engine of none of its session's scripts"))
         }
         var next = handOff
+        if handOff.pageScript != nil {
+            var page = handOff.request
+            page.readsAsPage = true
+            do throws(LegibleError) {
+                let text = try recognizer.recognize(
+                    handOff.image, request: page, job: context.serial, deadline: handOff.time.remaining())
+                next.answer.recognizeMicros += (clock.now - start).micros
+                return answer(text, next.answer, settings)
+            } catch {
+                return .failed(error)
+            }
+        }
         do throws(LegibleError) {
             try lineReader.read(
                 next.image, routing: &next.routing, script: script, recognizer: recognizer, request: next.request,
@@ -234,7 +255,7 @@ final class FramePipeline {
     /// Hands the frame to the engine of the next script its lines want, or answers it when
     /// every line is read.
     private func handOff(_ handOff: LineHandOff, settings: SessionSettings) -> FrameOutcome {
-        if let script = handOff.routing.nextScript,
+        if let script = handOff.pageScript ?? handOff.routing.nextScript,
             let key = settings.lineScripts.first(where: { $0.script == script })?.key
         {
             return .handedOff(handOff, to: key)
@@ -270,6 +291,8 @@ final class FramePipeline {
     private enum ReadOutcome {
         case text(RecognizedText)
         case handOff(ScriptRouting, TimeLimit)
+        /// A page of another script, by OSD: read whole by that script's engine.
+        case handOffPage(Script, TimeLimit)
     }
 
     /// The text of the upright (cropped, maybe scaled) image, in its pixels: in text mode with
@@ -289,6 +312,13 @@ final class FramePipeline {
         }
         try checkCancelled()
         if LineReader.looksLikePage(lines, width: image.width, height: image.height) {
+            // A page of several candidate scripts: OSD has enough characters on a page to
+            // name its script (unlike on one line), and the page goes whole to that engine.
+            if settings.readsLinesByScript, let own = settings.lineScripts.first?.script,
+                let script = try pageScript(image, candidates: settings.lineScripts.map(\.script)), script != own
+            {
+                return .handOffPage(script, time)
+            }
             var page = request
             page.readsAsPage = true
             return .text(
@@ -310,6 +340,19 @@ final class FramePipeline {
             lineReader.assemble(
                 routing.readings.map { ($0.line, $0.toImage) }, width: image.width, height: image.height))
     }
+
+    /// The script OSD finds on a page, among `candidates`; nil when it is not sure or finds
+    /// none of them.
+    private func pageScript(_ image: GrayImage, candidates: [Script]) throws(LegibleError) -> Script? {
+        if detector == nil { detector = try OrientationDetector(tessdata: tessdata) }
+        guard let found = detector!.detect(image), found.scriptConfidence >= Self.minimumScriptConfidence else {
+            return nil
+        }
+        return found.script(among: candidates)
+    }
+
+    /// OSD's script confidence below which a page stays with the session's first script.
+    static let minimumScriptConfidence: Float = 1
 
     /// FAST reads large text from a smaller decode: when the session's last result in this
     /// scene had words taller than the engine's shrink threshold, a JPEG is decoded at the

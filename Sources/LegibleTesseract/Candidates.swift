@@ -13,7 +13,7 @@ struct SymbolChoice: Hashable {
 /// A symbol's candidate confidence is its *share of the likelihood* among the alternatives
 /// Tesseract listed for that position: `exp(-rating) / Σ exp(-rating)`. Tesseract's own
 /// choice confidence is `100 - 5 × rating`, clipped at 0, which reads 0 for every alternative
-/// (NOTES); the share keeps their order and says how close a call was. A word's candidates
+/// (docs/library-facts.md, "choices"); the share keeps their order and says how close a call was. A word's candidates
 /// are the likeliest spellings made from its symbols' alternatives (k-best by summed rating),
 /// each with the product of its symbols' shares. Candidates are the recognizer's raw view:
 /// the word's text may differ from the first candidate where Tesseract's dictionary changed it.

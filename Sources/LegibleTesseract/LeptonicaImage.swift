@@ -6,7 +6,7 @@ internal import LegibleCore
 ///
 /// Leptonica keeps 8-bit pixels big-endian inside 32-bit words, so a row copied with `memcpy`
 /// is byte-swapped within each word; `pixEndianByteSwap` after the copy puts them right
-/// (NOTES: a plain copy gave wrong pixels). Not `Sendable`: used on its engine's thread only.
+/// (docs/library-facts.md, "Leptonica: byte order": a plain copy gave wrong pixels). Not `Sendable`: used on its engine's thread only.
 final class LeptonicaImage {
     let pix: UnsafeMutablePointer<PIX>
 

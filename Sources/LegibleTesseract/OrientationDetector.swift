@@ -15,6 +15,25 @@ public final class OrientationDetector {
         /// Tesseract's orientation confidence (unbounded above; ~5 on a 720p frame of four
         /// lines, measured).
         public var confidence: Float
+        /// The script OSD found (its names: `Latin`, `Han`, `Japanese`, `Katakana`,
+        /// `Hiragana`, `Hangul`, `Devanagari`, `Cyrillic`, …), and its confidence.
+        public var script: String? = nil
+        public var scriptConfidence: Float = 0
+
+        /// Legible's script for OSD's `script` among `candidates`; nil when none reads it.
+        /// `Han` is Chinese when Chinese is a candidate, else Japanese.
+        public func script(among candidates: [Script]) -> Script? {
+            let found: [Script]
+            switch script {
+            case "Latin": found = [.latin]
+            case "Han": found = [.chinese, .japanese]
+            case "Japanese", "Katakana", "Hiragana": found = [.japanese]
+            case "Hangul", "Korean": found = [.korean]
+            case "Devanagari": found = [.devanagari]
+            default: found = []
+            }
+            return found.first(where: candidates.contains)
+        }
     }
 
     private let api: OpaquePointer
@@ -59,7 +78,9 @@ public final class OrientationDetector {
         // Tesseract reports how far the page is turned clockwise; undoing it is the rest of
         // the full turn (measured: a frame turned 90 degrees clockwise reads orient_deg 90).
         let correction = (360 - Int(degrees) % 360) % 360
-        return Detection(clockwiseCorrection: correction, confidence: confidence)
+        return Detection(
+            clockwiseCorrection: correction, confidence: confidence, script: scriptName.map { String(cString: $0) },
+            scriptConfidence: scriptConfidence)
     }
 }
 

@@ -64,7 +64,7 @@ public final class TesseractEngine: Recognizer {
     private var languageTags: [String: String] = [:]
 
     /// FAST shrinks text whose words are taller than `fastShrinkAbove` px toward this height
-    /// (x-height ≈ 20 px): NOTES measured no loss down to an x-height of ~25 px and half the
+    /// (x-height ≈ 20 px): docs/library-facts.md ("text size") records no loss down to an x-height of ~25 px and half the
     /// time; the generated "big" scene read exactly at 22-31 px word height.
     public static let fastWordHeight = 32.0
     public static let fastShrinkAbove = 48.0
@@ -112,12 +112,12 @@ public final class TesseractEngine: Recognizer {
         TessMonitorSetCancelThis(monitor, Unmanaged.passUnretained(cancellation).toOpaque())
 
         // "Estimating resolution as N" goes to debug_file on every frame. The resolution itself
-        // is left to Tesseract's estimate: forcing 300 dpi made camera frames worse (NOTES).
+        // is left to Tesseract's estimate: forcing 300 dpi made camera frames worse (docs/library-facts.md, "resolution").
         _ = TessBaseAPISetVariable(api, "debug_file", "/dev/null")
         try Self.initialise(api, tessdata: tessdata, key: key)
     }
 
-    /// `Init4` with the settings Tesseract reads only there (NOTES: set afterwards, user words
+    /// `Init4` with the settings Tesseract reads only there (docs/library-facts.md, "variables": set afterwards, user words
     /// and the dictionaries are accepted and ignored).
     private static func initialise(_ api: OpaquePointer, tessdata: String, key: EngineKey) throws(LegibleError) {
         var variables: [(String, String)] = []
@@ -304,7 +304,7 @@ public final class TesseractEngine: Recognizer {
 
     /// Candidates need Tesseract's CTC choices; their ratings come back through
     /// `100 - coefficient × rating`, clipped at 0, so a small coefficient keeps the
-    /// alternatives' ratings (20-70) from all reading 0 (../shared/NOTES.md).
+    /// alternatives' ratings (20-70) from all reading 0 (docs/library-facts.md, "choices").
     private func setChoices(_ request: RecognitionRequest) {
         let wantsChoices = request.maxCandidates > 0
         _ = TessBaseAPISetVariable(api, "lstm_choice_mode", wantsChoices ? "2" : "0")
@@ -353,7 +353,7 @@ public final class TesseractEngine: Recognizer {
         var height = 0
         switch source {
         case .gray(let image):
-            // The raw bytes: a row-wise memcpy into a Pix would scramble the byte order (NOTES).
+            // The raw bytes: a row-wise memcpy into a Pix would scramble the byte order (docs/library-facts.md).
             // SetImage copies the pixels, so the buffer need not outlive this call.
             (width, height) = (image.width, image.height)
             status = image.pixels.withUnsafeBufferPointer { pixels in

@@ -17,7 +17,7 @@ func leptonicaUpright(_ gray: GrayImage, _ orientation: Orientation, into out: i
             (base + y * words * 4).copyMemory(from: source.baseAddress! + y * gray.bytesPerRow, byteCount: gray.width)
         }
     }
-    // Leptonica keeps 8-bit pixels big-endian inside 32-bit words (NOTES.md).
+    // Leptonica keeps 8-bit pixels big-endian inside 32-bit words (docs/library-facts.md, "Leptonica: byte order").
     pixEndianByteSwap(pix)
     var flipped = orientation.isMirrored ? pixFlipLR(nil, pix) : pixClone(pix)
     defer { pixDestroy(&flipped) }

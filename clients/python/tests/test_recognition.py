@@ -207,6 +207,33 @@ def test_automatically_detect_script_on_a_two_script_sign(server):
     assert_each_line_read_by_its_script(result, truth)
 
 
+def rendered_page(script, lines=26):
+    """A page of `script` (26 lines of 24 px text on 900x1300): the line detector takes it for
+    a page, which is read whole rather than line by line."""
+    texts = [text for text, _ in cf.SCRIPT_LINES[script]]
+    path, face = cf.SCRIPT_FONTS[script]
+    font = ImageFont.truetype(path, 24, index=face)
+    image = Image.new("L", (900, 1300), 250)
+    draw = ImageDraw.Draw(image)
+    truth = []
+    for index in range(lines):
+        text = texts[index % len(texts)] + " " + texts[(index + 2) % len(texts)]
+        draw.text((60, 50 + index * 46), text, font=font, fill=20)
+        truth.append(text)
+    return image.convert("RGB"), "\n".join(truth)
+
+
+def test_automatically_detect_script_sends_a_page_to_its_scripts_engine(server):
+    """A page is read whole; with automatic detection OSD names its script (a page has the
+    characters OSD needs, a line does not) and the page goes to that script's engine."""
+    image, truth = rendered_page("korean")
+    result = read(server, image, automatically_detect_script=True)
+    lines = lines_of(result)
+    assert len(lines) >= 20, result.text.text
+    assert {(line.script, line.model) for line in lines} == {(pb.SCRIPT_KOREAN, "kor")}
+    assert cer(result.text.text, truth) <= 0.1, result.text.text
+
+
 def test_one_engine_per_script_whatever_the_sessions_combine(tmp_path):
     """Sessions asking for every pair of scripts, and for automatic detection, are served by
     one engine per script (replicas 1): no engine holds two models."""
