@@ -1,5 +1,3 @@
-public import LegibleCore
-
 /// Turns a frame's measured numbers into hints, by thresholds a camera app can rely on.
 ///
 /// The text-size floors are ML Kit's published guidance (16 px per character for Latin-like

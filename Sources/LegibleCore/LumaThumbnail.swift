@@ -1,5 +1,3 @@
-public import LegibleCore
-
 /// A 32×18 area-averaged copy of a frame's luma: cheap enough to compute for every frame, and
 /// what `scene_difference` and `motion` are measured on.
 ///

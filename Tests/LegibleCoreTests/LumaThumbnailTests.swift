@@ -1,5 +1,4 @@
 import LegibleCore
-import LegibleImaging
 import Testing
 
 /// A `width` x `height` image from `gray(x, y)`, rows `bytesPerRow` apart with `padding` bytes
