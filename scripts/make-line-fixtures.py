@@ -88,6 +88,31 @@ def render_columns(name, columns, size=(800, 600), paper=235, ink=30, font_size=
     print(f"{name}.png: {len(truth)} vertical columns")
 
 
+def render_shop_sign(name, heading, columns, size=(700, 560), paper=235, ink=30, font_size=40, font=JP_FONT):
+    """A Japanese shop sign with both orientations: a horizontal heading (text, x, y) above
+    columns of vertical text (text, x, y), read heading first, then the columns right to left.
+    Truth "lines": each with "text", "box" [left, top, right, bottom] and "vertical"."""
+    face = ImageFont.truetype(font[0], font_size, index=font[1])
+    canvas = Image.new("L", size, paper)
+    draw = ImageDraw.Draw(canvas)
+    text, x, y = heading
+    mask = Image.new("L", size, 0)
+    ImageDraw.Draw(mask).text((x, y), text, font=face, fill=255)
+    draw.text((x, y), text, font=face, fill=ink)
+    truth = [{"text": text, "box": list(mask.getbbox()), "vertical": False}]
+    for text, x, y in columns:
+        mask = Image.new("L", size, 0)
+        for index, character in enumerate(text):
+            position = (x, y + index * int(font_size * 1.15))
+            ImageDraw.Draw(mask).text(position, character, font=face, fill=255)
+            draw.text(position, character, font=face, fill=ink)
+        truth.append({"text": text, "box": list(mask.getbbox()), "vertical": True})
+    canvas.save(OUT / f"{name}.png")
+    (OUT / f"{name}.json").write_text(json.dumps({"width": size[0], "height": size[1], "lines": truth}, indent=1,
+                                                  ensure_ascii=False) + "\n")
+    print(f"{name}.png: a horizontal heading and {len(columns)} vertical columns")
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     label = [("Fresh Organic Coffee Beans", 180, 220), ("Best before March 2027", 180, 280),
@@ -104,6 +129,8 @@ def main():
     render_columns("chinese-columns", [("营业时间早上", 560, 30), ("欢迎光临本店", 420, 340)], size=(800, 700))
     render_columns("japanese-columns", [("本日のおすすめ", 520, 40), ("営業時間", 400, 120)], size=(700, 500),
                    font=JP_FONT)
+    # Both orientations in one frame: each line read its own way.
+    render_shop_sign("japanese-shop-sign", ("東京駅前店", 200, 40), [("本日のおすすめ", 460, 140), ("営業時間", 300, 140)])
 
 
 if __name__ == "__main__":

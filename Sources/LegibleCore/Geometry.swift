@@ -20,6 +20,9 @@ public struct Rect: Sendable, Hashable, CustomStringConvertible {
     public var isEmpty: Bool { width <= 0 || height <= 0 }
     public var maxX: Int32 { x + width }
     public var maxY: Int32 { y + height }
+    /// The centre, rounded down.
+    public var midX: Int32 { x + width / 2 }
+    public var midY: Int32 { y + height / 2 }
     public var area: Int64 { isEmpty ? 0 : Int64(width) * Int64(height) }
 
     /// The corners clockwise from the top-left, as `corner_points` carries them.

@@ -158,6 +158,20 @@ public enum ReadingOrder {
             return
         }
         if isVertical(region, geometry) {
+            // A horizontal line wholly above every column (a shop sign's heading) is read
+            // before them, one wholly below after them.
+            let columns = region.filter { isColumn($0, geometry) }
+            let top = columns.map { geometry[$0].frame.y }.min() ?? 0
+            let bottom = columns.map { geometry[$0].frame.maxY }.max() ?? 0
+            let above = region.filter { !isColumn($0, geometry) && geometry[$0].frame.maxY <= top }
+            let below = region.filter { !isColumn($0, geometry) && geometry[$0].frame.y >= bottom }
+            if !above.isEmpty || !below.isEmpty {
+                let middle = region.filter { !above.contains($0) && !below.contains($0) }
+                for part in [above, middle, below] where !part.isEmpty {
+                    cut(part, geometry, medianHeight, parameters, into: &regions)
+                }
+                return
+            }
             // Columns read top to bottom (vertical CJK) are a page turned a quarter: a column
             // may end above where the next begins, so there is no cut across y; a wide gap
             // across x separates blocks, read right to left. Within a block `ordered` reads
@@ -186,8 +200,11 @@ public enum ReadingOrder {
 
     /// Whether most of the region's lines run down the image (columns of vertical text).
     static func isVertical(_ region: [Int], _ geometry: [LineGeometry]) -> Bool {
-        2 * region.filter { abs(geometry[$0].angle - 90) < 20 }.count > region.count
+        2 * region.filter { isColumn($0, geometry) }.count > region.count
     }
+
+    /// Whether a line runs down the image.
+    static func isColumn(_ line: Int, _ geometry: [LineGeometry]) -> Bool { abs(geometry[line].angle - 90) < 20 }
 
     /// The region cut at every gap of at least `minimumGap` that no line crosses, across y
     /// (rows, top to bottom) or across x (columns, left to right); nil when there is none.

@@ -100,6 +100,7 @@ struct TreeBuilder {
         let text = lineText
         lineText = nil
         guard !lineWords.isEmpty else { return }
+        lineWords = Self.trimmedOverreach(lineWords)
         if document { assignBreaksWithinLine() }
         let line = TextLine(
             text: text ?? lineWords.map(\.text).joined(separator: " "),
@@ -109,6 +110,56 @@ struct TreeBuilder {
         paragraphStats.merge(lineStats)
         lineWords = []
         lineStats = Stats()
+    }
+
+    /// The line's words with boxes that reach over the next word's middle cut back to where
+    /// it starts. Tesseract's LSTM gives the first word of a CJK line (and its last symbol)
+    /// the box of the whole line — `東京` of `東京駅前店` spans to `店`, `本` of a column
+    /// spans the column — and the words after it their own boxes. The axis is the line's:
+    /// x for a row, y for a column (the first and last word's centres apart).
+    static func trimmedOverreach(_ words: [TextElement]) -> [TextElement] {
+        guard words.count > 1, let first = words.first, let last = words.last else {
+            return words.map { word in
+                var word = word
+                word.symbols = trimmedOverreach(symbols: word.symbols, column: false)
+                return word
+            }
+        }
+        let column = abs(last.frame.midY - first.frame.midY) > abs(last.frame.midX - first.frame.midX)
+        // Symbols first (the line's symbols in one run: a word's last symbol overreaches into
+        // the next word), then each word's box from its symbols, or cut as the symbols are.
+        let symbols = trimmedOverreach(symbols: words.flatMap(\.symbols), column: column)
+        var result = words
+        var offset = 0
+        for index in result.indices {
+            let count = result[index].symbols.count
+            result[index].symbols = Array(symbols[offset..<offset + count])
+            offset += count
+        }
+        for index in result.indices.dropLast() {
+            result[index].frame = Self.cut(result[index].frame, before: result[index + 1].frame, column: column)
+        }
+        return result
+    }
+
+    private static func trimmedOverreach(symbols: [TextSymbol], column: Bool) -> [TextSymbol] {
+        guard symbols.count > 1 else { return symbols }
+        var result = symbols
+        for index in result.indices.dropLast() {
+            result[index].frame = cut(result[index].frame, before: result[index + 1].frame, column: column)
+        }
+        return result
+    }
+
+    /// `box` ending where `next` starts along the axis, when it reaches past `next`'s middle
+    /// (an ordinary overlap, an italic letter's, is left alone).
+    private static func cut(_ box: Rect, before next: Rect, column: Bool) -> Rect {
+        if column {
+            guard box.maxY > next.midY, next.y > box.y else { return box }
+            return Rect(left: box.x, top: box.y, right: box.maxX, bottom: next.y)
+        }
+        guard box.maxX > next.midX, next.x > box.x else { return box }
+        return Rect(left: box.x, top: box.y, right: next.x, bottom: box.maxY)
     }
 
     /// SPACE or SURE_SPACE between the words of the open line; the last word's break is

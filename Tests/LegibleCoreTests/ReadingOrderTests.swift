@@ -137,6 +137,16 @@ private func texts(_ blocks: [TextBlock]) -> [[String]] { blocks.map { $0.lines.
         #expect(texts(ReadingOrder.blocks(lines)) == [["癸子丑", "庚辛壬"], ["丁戊己", "甲乙丙"]])
     }
 
+    @Test func aHeadingAboveColumnsIsReadFirst() {
+        // A Japanese shop sign: the horizontal name, then the columns below it right to left,
+        // though the left column lies under the heading.
+        let blocks = ReadingOrder.blocks([
+            column("本日のおすすめ", x: 460, y: 140), line("東京駅前店", x: 200, y: 40, height: 40),
+            column("営業時間", x: 300, y: 140),
+        ])
+        #expect(blocks.flatMap { $0.lines.map(\.text) } == ["東京駅前店", "本日のおすすめ", "営業時間"])
+    }
+
     @Test func noLinesNoBlocks() {
         #expect(ReadingOrder.blocks([]).isEmpty)
     }

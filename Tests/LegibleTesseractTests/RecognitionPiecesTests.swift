@@ -80,4 +80,42 @@ struct RecognitionPiecesTests {
         #expect(words[0].symbols.first?.recognizedBreak == nil)
         #expect(text.blocks[0].lines.map(\.text) == ["one two      wide distri-", "bution"])
     }
+
+    /// Tesseract's boxes for `東京駅前店` read as one line (measured, crop coordinates): the
+    /// first word and its last symbol reach to the line's end.
+    @Test func aFirstWordSpanningItsLineIsCutWhereTheNextBegins() {
+        func symbol(_ text: String, _ left: Int32, _ right: Int32) -> TextSymbol {
+            TextSymbol(text: text, frame: Rect(left: left, top: 13, right: right, bottom: 51), confidence: 1)
+        }
+        var words = [
+            TextElement(
+                text: "東京", frame: Rect(left: 12, top: 13, right: 208, bottom: 51), confidence: 1,
+                recognizedLanguages: []),
+            TextElement(
+                text: "駅", frame: Rect(left: 106, top: 9, right: 141, bottom: 68), confidence: 1,
+                recognizedLanguages: []),
+            TextElement(
+                text: "前", frame: Rect(left: 140, top: 9, right: 181, bottom: 68), confidence: 1,
+                recognizedLanguages: []),
+        ]
+        words[0].symbols = [symbol("東", 12, 48), symbol("京", 52, 208)]
+        words[1].symbols = [symbol("駅", 106, 141)]
+        words[2].symbols = [symbol("前", 140, 181)]
+        let trimmed = TreeBuilder.trimmedOverreach(words)
+        #expect(trimmed.map(\.frame.maxX) == [106, 141, 181])  // 駅's 1 px overlap with 前 stays
+        #expect(trimmed[0].symbols.map(\.frame.maxX) == [48, 106])
+        // A column: the first word reaching down the whole column is cut at the second.
+        let column = [
+            TextElement(
+                text: "本", frame: Rect(left: 12, top: 13, right: 49, bottom: 325), confidence: 1,
+                recognizedLanguages: []),
+            TextElement(
+                text: "日", frame: Rect(left: 0, top: 108, right: 53, bottom: 168), confidence: 1,
+                recognizedLanguages: []),
+            TextElement(
+                text: "の", frame: Rect(left: 0, top: 168, right: 53, bottom: 198), confidence: 1,
+                recognizedLanguages: []),
+        ]
+        #expect(TreeBuilder.trimmedOverreach(column).map(\.frame.maxY) == [108, 168, 198])
+    }
 }

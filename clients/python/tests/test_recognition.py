@@ -140,6 +140,39 @@ def test_vertical_columns_read_top_to_bottom_right_to_left(server, name, options
         assert [item.language_code for item in line.recognized_languages] == [language], line
 
 
+def test_a_sign_with_both_orientations_reads_each_line_its_own_way(server):
+    """A Japanese shop sign: a horizontal heading read left to right, and below it two columns
+    read top to bottom, right to left (the heading is a wide line, the columns tall ones)."""
+    import json
+    folder = os.path.join(REPO, "Tests", "Fixtures", "lines")
+    image = Image.open(os.path.join(folder, "japanese-shop-sign.png"))
+    truth = json.load(open(os.path.join(folder, "japanese-shop-sign.json"), encoding="utf-8"))["lines"]
+    result = read(server, image, language_hints=["ja"])
+    lines = lines_of(result)
+    assert [line.text for line in lines] == [line["text"] for line in truth], result.text.text
+    for line, expected in zip(lines, truth):
+        # The line's box holds its ink (4 px slack) and is not much more: Tesseract's boxes of
+        # single kanji in a row take the crop's height, a few pixels above and below the ink.
+        left, top, right, bottom = expected["box"]
+        xs = [point.x for point in line.corner_points]
+        ys = [point.y for point in line.corner_points]
+        assert min(xs) <= left + 4 and max(xs) >= right - 4, (line.text, xs, expected["box"])
+        assert min(ys) <= top + 4 and max(ys) >= bottom - 4, (line.text, ys, expected["box"])
+        area = (max(xs) - min(xs)) * (max(ys) - min(ys))
+        assert area <= 1.5 * (right - left) * (bottom - top), (line.text, xs, ys, expected["box"])
+        # Its words follow each other along the line, none reaching over the next (Tesseract
+        # gives a CJK line's first word the whole line's box; Legible cuts it back).
+        axis = (lambda f: (f.y, f.y + f.height)) if expected["vertical"] else (lambda f: (f.x, f.x + f.width))
+        spans = [axis(element.frame) for element in line.elements]
+        assert all(end <= after[0] + 2 for (_, end), after in zip(spans, spans[1:])), (line.text, spans)
+        assert [start for start, _ in spans] == sorted(start for start, _ in spans), (line.text, spans)
+        # Corner 0 -> 1 runs along the reading direction: right for the heading, down a column.
+        dx = line.corner_points[1].x - line.corner_points[0].x
+        dy = line.corner_points[1].y - line.corner_points[0].y
+        assert (dy > 3 * abs(dx)) if expected["vertical"] else (dx > 3 * abs(dy)), (line.text, dx, dy)
+        assert line.model == ("jpn_vert" if expected["vertical"] else "jpn"), (line.text, line.model)
+
+
 def test_session_started_lists_scripts_and_the_pool(server):
     stream, started = open_session(server)
     stream.close()
