@@ -94,7 +94,7 @@ let package = Package(
 
         // Programs.
         .executableTarget(
-            name: "legibled", dependencies: ["LegibleServer", "LegibleCommandLine", "LegibleCore"],
+            name: "legibled", dependencies: ["LegibleServer", "LegibleCommandLine", "LegibleCore", "LegibleSockets", "LegibleTesting"],
             swiftSettings: strict),
         .executableTarget(
             name: "legible",
@@ -145,6 +145,10 @@ let package = Package(
         .testTarget(name: "LegibleCommandLineTests", dependencies: ["LegibleCommandLine"], swiftSettings: strict),
         .testTarget(
             name: "LegibleEntitiesTests", dependencies: ["LegibleEntities", "LegibleCore"], swiftSettings: strict),
+        .testTarget(
+            name: "LegibleServerTests",
+            dependencies: ["LegibleServer", "LegibleClient", "LegibleTesting", "LegibleWire", "LegibleCore"],
+            swiftSettings: strict),
         .testTarget(
             name: "LegibleSessionsTests",
             dependencies: ["LegibleSessions", "LegibleWire", "LegibleCore", "LegibleTesting"],

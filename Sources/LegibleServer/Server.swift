@@ -21,8 +21,8 @@ internal import Synchronization
 /// ```
 public final class Server {
     let configuration: ServerConfiguration
-    /// Text mode's line detectors, shared by the engines (nil: `--detector tesseract`, or the
-    /// calibration engine).
+    /// Text mode's line detectors, shared by the engines (nil: `--detector tesseract`, or a
+    /// recognizer factory of the configuration's).
     private let lineDetectors: LineDetectorPool?
     let loop: EventLoop
     let log: Log
@@ -34,7 +34,6 @@ public final class Server {
     private var nextSerial: UInt64 = 0
     private var scheduler: FrameScheduler<UInt64, Job>
     private var engines: [EngineID: Engine] = [:]
-    private var signals: ShutdownSignalHandler?
     private var timer: RepeatingTimer?
     private var draining = false
     private var admittedSessions = 0
@@ -65,13 +64,13 @@ public final class Server {
     }
 
     /// Checks the models and binds every listener; throws what stops the server from starting.
+    ///
+    /// The process's signal state is the caller's: a peer that hangs up must not kill it, so
+    /// SIGPIPE should be ignored (legibled does so, and turns SIGTERM and SIGINT into
+    /// `shutdownTrigger.drain`).
     public init(configuration: ServerConfiguration) throws(LegibleError) {
-        // Engine threads inherit the signal mask: block the shutdown signals before any thread
-        // starts, so that they arrive only through the loop's signalfd.
-        ShutdownSignals.block()
-        signal(SIGPIPE, SIG_IGN)
         self.configuration = configuration
-        if configuration.detector == .ppOCRv4, configuration.calibrationDelay == nil {
+        if configuration.detector == .ppOCRv4, configuration.recognizerFactory == nil {
             let (model, maxSide) = (configuration.detectorModel, configuration.detectorMaxSide)
             lineDetectors = LineDetectorPool { () throws(LegibleError) in
                 let detector = try TextDetector(modelPath: model, options: TextDetector.Options(maxSide: maxSide))
@@ -143,8 +142,9 @@ public final class Server {
     /// Time since the server started: the scheduler's clock.
     private var now: Duration { clock.now - started }
 
-    /// Serves until SIGTERM or SIGINT, then drains: stops accepting, answers every frame
-    /// received, sends each session its summary, and returns.
+    /// Serves on the calling thread until `shutdownTrigger.drain` is called, then drains:
+    /// stops accepting, answers every frame received, sends each session its summary, and
+    /// returns.
     public func run() throws(LegibleError) {
         try startServing()
         loop.run()
@@ -160,7 +160,6 @@ public final class Server {
             try loop.register(listener.socket.descriptor, handler: listener.handler)
             log(.info, "listening on \(listener.address)")
         }
-        signals = try ShutdownSignalHandler(loop: loop) { [unowned self] in self.beginShutdown(signal: $0) }
         timer = try RepeatingTimer(loop: loop, interval: .seconds(1)) { [unowned self] in self.tick() }
         if let address = configuration.metricsAddress {
             let endpoint = try MetricsEndpoint(address: address, state: health)
@@ -334,8 +333,8 @@ public final class Server {
 
     /// Loads an engine on a thread of its own; the loop hears when it is ready.
     private func startEngine(_ id: EngineID) {
-        let (tessdata, maxPixels, calibration) = (
-            configuration.tessdata, configuration.maxPixels, configuration.calibrationDelay
+        let (tessdata, maxPixels, factory) = (
+            configuration.tessdata, configuration.maxPixels, configuration.recognizerFactory
         )
         let lineDetectors = lineDetectors
         let lineReader = LineReader(minimumConfidence: configuration.minimumLineConfidence)
@@ -364,8 +363,8 @@ public final class Server {
             name: "engine-\(id)",
             makeProcessor: { () throws -> FramePipeline in
                 var engine: any Recognizer =
-                    if let calibration {
-                        CalibrationRecognizer(key: id.key, delay: calibration, cancellation: cancellation)
+                    if let factory {
+                        try factory(id.key, cancellation)
                     } else {
                         try TesseractEngine(tessdata: tessdata, key: id.key, cancellation: cancellation)
                     }
@@ -374,7 +373,7 @@ public final class Server {
                 } else if readsColumns, let tesseract = engine as? TesseractEngine {
                     engine = try VerticalTextRecognizer(base: tesseract, tessdata: tessdata)
                 }
-                if let secondOpinion, calibration == nil {
+                if let secondOpinion, factory == nil {
                     let second: any Recognizer =
                         switch secondOpinion {
                         case .ppOCR(let path):
@@ -494,11 +493,15 @@ public final class Server {
 
     // MARK: Shutdown
 
-    func beginShutdown(signal: Int32) {
+    /// Asks this server to drain and stop, from any thread (a signal watcher, a test).
+    public var shutdownTrigger: ShutdownTrigger { ShutdownTrigger(server: self) }
+
+    /// Runs on the loop thread (through `ShutdownTrigger`); a second call does nothing.
+    func beginShutdown(reason: String) {
         guard !draining else { return }
         draining = true
         health.ready.store(false, ordering: .releasing)
-        log(.info, "draining", ["signal": String(signal), "sessions": String(connections.count)])
+        log(.info, "draining", ["reason": reason, "sessions": String(connections.count)])
         for listener in listeners {
             loop.unregister(listener.socket.descriptor)
             listener.socket.close()
@@ -518,6 +521,21 @@ public final class Server {
     static func makeSessionID(serial: UInt64) -> String {
         let random = UInt32.random(in: 0...UInt32.max)
         return "s\(serial)-" + String(random, radix: 16)
+    }
+}
+
+/// Starts a server's graceful shutdown from any thread: the drain itself runs on the
+/// server's loop, and `Server.run()` returns once every frame received has been answered.
+public struct ShutdownTrigger: Sendable {
+    private let server: UnsafeTransfer<Server>
+
+    init(server: Server) { self.server = UnsafeTransfer(server) }
+
+    /// Stop accepting, answer every frame received, send each session its summary, stop.
+    /// `reason` goes to the log ("signal 15", "test"); calls after the first do nothing.
+    public func drain(reason: String) {
+        let server = self.server
+        server.value.loop.execute { server.value.beginShutdown(reason: reason) }
     }
 }
 

@@ -69,9 +69,10 @@ public struct ServerConfiguration: Sendable {
     public var readsLinesByScript = true
     /// A detected line whose words' mean confidence is lower is not answered.
     public var minimumLineConfidence: Float = LineReader().minimumConfidence
-    /// Replace Tesseract with an engine that answers after exactly this long (checking load
-    /// tools); nil for real recognition.
-    public var calibrationDelay: Duration?
+    /// Makes each engine's recognizer instead of Tesseract, and frames are read whole (no
+    /// line detector): a fake for checking load tools (`--calibration-delay-ms`) and for tests.
+    /// nil: Tesseract with the detector, PP-OCR and second opinions as configured.
+    public var recognizerFactory: RecognizerFactory?
     public var logLevel: Log.Level = .info
     public var logFormat: Log.Format = .text
     public static let version = "0.2.0"
@@ -122,18 +123,17 @@ public struct ServerConfiguration: Sendable {
             ("metrics", metricsAddress.map(\.description) ?? ""),
             ("log-level", logLevel.name),
             ("log-format", logFormat.rawValue),
-            (
-                "calibration-delay-ms",
-                calibrationDelay.map {
-                    "\($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)"
-                } ?? ""
-            ),
         ]
     }
 
     /// The engine of the default script: loaded at start and kept loaded.
     var defaultKey: EngineKey { EngineKey(models: [models.model(for: .default)]) }
 }
+
+/// Makes the recognizer of one engine (its models in `EngineKey`), on that engine's own
+/// thread; it must honour the cancellation it is given.
+public typealias RecognizerFactory =
+    @Sendable (EngineKey, RecognitionCancellation) throws(LegibleError) -> any Recognizer
 
 /// How text mode finds the lines of a frame.
 public enum LineDetectorChoice: String, Sendable, CaseIterable {

@@ -7,7 +7,7 @@ public import LegibleCore
 ///
 /// Call `block()` before any thread starts: threads inherit the signal mask, and a thread
 /// with the signals unblocked would take their default action (exit) instead.
-public final class ShutdownSignals {
+public final class ShutdownSignals: Sendable {
     public let descriptor: Int32
 
     private static var set: sigset_t {
@@ -31,6 +31,17 @@ public final class ShutdownSignals {
     }
 
     deinit { close(descriptor) }
+
+    /// Blocks the calling thread until at least one signal arrives; returns those that did,
+    /// oldest first. For a thread of its own (legibled's signal watcher), not an event loop.
+    public func wait() -> [Int32] {
+        while true {
+            var watched = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&watched, 1, -1) < 0, errno != EINTR { return [] }
+            let received = take()
+            if !received.isEmpty { return received }
+        }
+    }
 
     /// The signals that arrived since the last call, oldest first (empty when none).
     public func take() -> [Int32] {

@@ -3,6 +3,8 @@ import Glibc
 import LegibleCommandLine
 import LegibleCore
 import LegibleServer
+import LegibleSockets
+import LegibleTesting
 import LegibleWire
 
 let command = Command(
@@ -290,7 +292,10 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
         configuration.customEngineMegabytes = try integer("custom-engine-mb", 1...1_000_000)
     }
     if parsed.isSet("calibration-delay-ms") {
-        configuration.calibrationDelay = .milliseconds(try integer("calibration-delay-ms", 0...600_000))
+        let delay = Duration.milliseconds(try integer("calibration-delay-ms", 0...600_000))
+        configuration.recognizerFactory = { key, cancellation in
+            CalibrationRecognizer(key: key, delay: delay, cancellation: cancellation)
+        }
     }
     if parsed.isSet("metrics") {
         let address = try ServerAddress(parsing: parsed.value("metrics")!)
@@ -327,7 +332,10 @@ do {
 
 if parsed.flag("print-config") {
     var out = ""
-    for (option, value) in configuration.effectiveValues {
+    let calibration = (
+        "calibration-delay-ms", parsed.isSet("calibration-delay-ms") ? parsed.value("calibration-delay-ms") ?? "" : ""
+    )
+    for (option, value) in configuration.effectiveValues + [calibration] {
         let source = parsed.source(of: option)
         let origin =
             source == .environment
@@ -340,7 +348,19 @@ if parsed.flag("print-config") {
 }
 
 do {
+    // Threads inherit the signal mask: SIGTERM and SIGINT are blocked before the server starts
+    // any, so that they reach only the watcher below (through a signalfd), which asks the
+    // server to drain. A peer that hangs up must not kill the process (SIGPIPE).
+    ShutdownSignals.block()
+    signal(SIGPIPE, SIG_IGN)
+    let signals = try ShutdownSignals()
     let server = try Server(configuration: configuration)
+    let trigger = server.shutdownTrigger
+    Thread.detachNewThread {
+        while true {
+            for number in signals.wait() { trigger.drain(reason: "signal \(number)") }
+        }
+    }
     try server.run()
     exit(0)
 } catch {

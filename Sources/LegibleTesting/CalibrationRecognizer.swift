@@ -1,21 +1,22 @@
 internal import Glibc
-internal import LegibleCore
+public import LegibleCore
 
 /// A recognizer that answers every image after exactly `delay`, with one fixed line: for
-/// checking load tools against known arithmetic (`legibled --calibration-delay-ms`). It
-/// decodes nothing itself (the pipeline still decodes, orients and crops as usual).
-final class CalibrationRecognizer: Recognizer {
-    let key: EngineKey
-    let cancellation: RecognitionCancellation
-    let delay: Duration
+/// checking load tools against known arithmetic (`legibled --calibration-delay-ms`), and the
+/// fake engine of server tests. It decodes nothing itself (the pipeline still decodes, orients
+/// and crops as usual). Cancels and deadlines are honoured within 5 ms.
+public final class CalibrationRecognizer: Recognizer {
+    public let key: EngineKey
+    public let cancellation: RecognitionCancellation
+    public let delay: Duration
 
-    init(key: EngineKey, delay: Duration, cancellation: RecognitionCancellation) {
+    public init(key: EngineKey, delay: Duration, cancellation: RecognitionCancellation) {
         self.key = key
         self.delay = delay
         self.cancellation = cancellation
     }
 
-    func recognize(_ image: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)
+    public func recognize(_ image: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)
         throws(LegibleError)
         -> RecognizedText
     {
