@@ -141,7 +141,8 @@ let package = Package(
         .testTarget(
             name: "LegibleWireTests", dependencies: ["LegibleWire", "LegibleWireProtobuf"], swiftSettings: strict),
         .testTarget(name: "LegibleLoadTests", dependencies: ["LegibleLoadCore"], swiftSettings: strict),
-        .testTarget(name: "LegibleSocketsTests", dependencies: ["LegibleSockets"], swiftSettings: strict),
+        .testTarget(
+            name: "LegibleSocketsTests", dependencies: ["LegibleSockets", "LegibleCore", "LegibleWire"], swiftSettings: strict),
         .testTarget(name: "LegibleCommandLineTests", dependencies: ["LegibleCommandLine"], swiftSettings: strict),
         .testTarget(
             name: "LegibleEntitiesTests", dependencies: ["LegibleEntities", "LegibleCore"], swiftSettings: strict),

@@ -6,44 +6,25 @@ internal import LegibleWireProtobuf
 /// A blocking client stream to a Legible server: send `ClientMessage`s, read `ServerMessage`s.
 /// For command-line tools; one thread uses it at a time.
 public final class ClientConnection {
-    private let socket: Socket
-    private var deframer: MessageDeframer
+    private let stream: FramedStream
     public let address: ServerAddress
 
     /// Connects to the first of `addresses` that answers.
     public init(addresses: [ServerAddress], maxMessageBytes: Int = 64 << 20) throws(LegibleError) {
-        var lastError = LegibleError(.unavailable, "no server address given")
-        for address in addresses {
-            do throws(LegibleError) {
-                socket = try Socket.connect(to: address)
-                self.address = address
-                deframer = MessageDeframer(maxMessageBytes: maxMessageBytes)
-                return
-            } catch {
-                lastError = error
-            }
-        }
-        throw LegibleError(.unavailable, "cannot reach a server: \(lastError.message)")
+        let (socket, address) = try Socket.connect(toFirstOf: addresses)
+        self.address = address
+        stream = FramedStream(socket: socket, maxMessageBytes: maxMessageBytes)
     }
 
     public func send(_ message: ClientMessage) throws(LegibleError) {
-        try socket.sendAll(MessageFraming.frame(ProtobufCodec.encode(message)))
+        stream.enqueue(ProtobufCodec.encode(message))
+        try stream.flush()
     }
 
     /// The next message, or nil when the server closed the stream.
     public func receive() throws(LegibleError) -> ServerMessage? {
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            if let payload = try deframer.next() { return try ProtobufCodec.decodeServerMessage(payload) }
-            let result = chunk.withUnsafeMutableBytes { buffer in
-                Result { () throws(LegibleError) -> Int? in try socket.receive(into: buffer) }
-            }
-            guard let count = try result.get(), count > 0 else {
-                if deframer.isAtMessageBoundary { return nil }
-                throw LegibleError(.unavailable, "the server closed the stream mid-message")
-            }
-            deframer.append(chunk[0..<count])
-        }
+        guard let payload = try stream.receiveMessage() else { return nil }
+        return try ProtobufCodec.decodeServerMessage(payload)
     }
 
     /// Starts a session and returns the server's answer.

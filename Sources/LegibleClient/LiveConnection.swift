@@ -13,11 +13,7 @@ internal import LegibleWireProtobuf
 /// one frame's worth) and goes out with `flush` when the socket is writable again. The owner
 /// polls `descriptor` (readable always, writable while `hasUnsentBytes`) from one thread.
 public final class LiveConnection {
-    private let socket: Socket
-    private var deframer: MessageDeframer
-    /// Encoded messages not yet taken by the kernel, from `unsentOffset` on.
-    private var unsent: [UInt8] = []
-    private var unsentOffset = 0
+    private let stream: FramedStream
     public let address: ServerAddress
     /// The server's answer to the session's `StartSession`.
     public let started: SessionStarted
@@ -28,67 +24,40 @@ public final class LiveConnection {
     /// - Throws: `.unavailable` when no server answers; the server's error when it refuses
     ///   the session.
     public init(addresses: [ServerAddress], start: StartSession, maxMessageBytes: Int = 64 << 20) throws(LegibleError) {
-        var lastError = LegibleError(.unavailable, "no server address given")
-        var connected: (Socket, ServerAddress)?
-        for address in addresses {
-            do throws(LegibleError) {
-                connected = (try Socket.connect(to: address), address)
-                break
-            } catch {
-                lastError = error
-            }
-        }
-        guard let (socket, address) = connected else {
-            throw LegibleError(.unavailable, "cannot reach a server: \(lastError.message)")
-        }
-        self.socket = socket
+        let (socket, address) = try Socket.connect(toFirstOf: addresses)
         self.address = address
-        deframer = MessageDeframer(maxMessageBytes: maxMessageBytes)
-        try socket.sendAll(MessageFraming.frame(ProtobufCodec.encode(ClientMessage.start(start))))
-        var answer: ServerMessage?
-        while answer == nil {
-            guard let messages = try Self.read(socket, into: &deframer, blocking: true) else {
-                throw LegibleError(.unavailable, "the server closed the stream before starting the session")
-            }
-            answer = messages.first
+        stream = FramedStream(socket: socket, maxMessageBytes: maxMessageBytes)
+        stream.enqueue(ProtobufCodec.encode(ClientMessage.start(start)))
+        try stream.flush()
+        guard let payload = try stream.receiveMessage() else {
+            throw LegibleError(.unavailable, "the server closed the stream before starting the session")
         }
-        switch answer {
-        case .started(let started)?: self.started = started
-        case .error(let error)?: throw error.legibleError
+        switch try ProtobufCodec.decodeServerMessage(payload) {
+        case .started(let started): self.started = started
+        case .error(let error): throw error.legibleError
         default: throw LegibleError(.internal, "unexpected first message from the server")
         }
         try socket.setNonBlocking()
     }
 
     /// The socket to poll: readable for `receive`, writable for `flush`.
-    public var descriptor: Int32 { socket.descriptor }
+    public var descriptor: Int32 { stream.socket.descriptor }
 
     /// Whether part of a message still waits for the socket to take it.
-    public var hasUnsentBytes: Bool { unsentOffset < unsent.count }
+    public var hasUnsentBytes: Bool { stream.hasQueuedBytes }
 
     /// Sends what the socket takes now of the bytes held back; true when none are left.
     @discardableResult
     public func flush() throws(LegibleError) -> Bool {
-        while hasUnsentBytes {
-            let sent = unsent.withUnsafeBytes { raw in
-                Result { () throws(LegibleError) -> Int in
-                    try socket.send(UnsafeRawBufferPointer(rebasing: raw[unsentOffset...]))
-                }
-            }
-            let count = try sent.get()
-            if count == 0 { return false }
-            unsentOffset += count
-        }
-        unsent.removeAll(keepingCapacity: true)
-        unsentOffset = 0
-        return true
+        try stream.flush()
+        return !stream.hasQueuedBytes
     }
 
     /// Sends `frame` if the socket has taken everything sent before it; false (and nothing
     /// sent) when it has not, so the caller skips the frame instead of queueing it.
     public func offerFrame(_ frame: Frame) throws(LegibleError) -> Bool {
         guard try flush() else { return false }
-        MessageFraming.appendFrame(ProtobufCodec.encode(ClientMessage.frame(frame)), to: &unsent)
+        stream.enqueue(ProtobufCodec.encode(ClientMessage.frame(frame)))
         try flush()
         return true
     }
@@ -96,7 +65,7 @@ public final class LiveConnection {
     /// Queues a small control message (`Ping`, `EndSession`) behind whatever is held back and
     /// sends what fits now.
     public func enqueue(_ message: ClientMessage) throws(LegibleError) {
-        MessageFraming.appendFrame(ProtobufCodec.encode(message), to: &unsent)
+        stream.enqueue(ProtobufCodec.encode(message))
         try flush()
     }
 
@@ -104,30 +73,20 @@ public final class LiveConnection {
     ///
     /// - Throws: `.unavailable` when the stream ends mid-message or the socket fails.
     public func receive() throws(LegibleError) -> [ServerMessage]? {
-        try Self.read(socket, into: &deframer, blocking: false)
-    }
-
-    /// Reads until at least one whole message is buffered (blocking) or the socket has nothing
-    /// more now (non-blocking), and decodes every whole message.
-    private static func read(_ socket: Socket, into deframer: inout MessageDeframer, blocking: Bool)
-        throws(LegibleError) -> [ServerMessage]?
-    {
         var messages: [ServerMessage] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            while let payload = try deframer.next() { messages.append(try ProtobufCodec.decodeServerMessage(payload)) }
-            if blocking && !messages.isEmpty { return messages }
-            let result = chunk.withUnsafeMutableBytes { buffer in
-                Result { () throws(LegibleError) -> Int? in try socket.receive(into: buffer) }
+            while let payload = try stream.nextMessage() {
+                messages.append(try ProtobufCodec.decodeServerMessage(payload))
             }
-            guard let count = try result.get() else { return messages }  // would block
-            if count == 0 {
-                if !deframer.isAtMessageBoundary {
+            switch try stream.readOnce() {
+            case .received: continue
+            case .wouldBlock: return messages
+            case .endOfStream:
+                guard stream.isAtMessageBoundary else {
                     throw LegibleError(.unavailable, "the server closed the stream mid-message")
                 }
                 return messages.isEmpty ? nil : messages
             }
-            deframer.append(chunk[0..<count])
         }
     }
 }

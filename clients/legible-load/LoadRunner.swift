@@ -72,19 +72,8 @@ final class LoadRunner: LoadSessionDelegate {
     /// Connects session 0 to the first address that answers, the others to the same one.
     /// Throws `.unavailable` when the server cannot be reached.
     func connect() throws(LegibleError) -> ServerAddress {
-        var address: ServerAddress?
-        var lastError = LegibleError(.unavailable, "no server address given")
-        var sockets: [Socket] = []
-        for candidate in settings.addresses {
-            do throws(LegibleError) {
-                sockets.append(try Socket.connect(to: candidate))
-                address = candidate
-                break
-            } catch {
-                lastError = error
-            }
-        }
-        guard let address else { throw LegibleError(.unavailable, "cannot reach a server: \(lastError.message)") }
+        let (first, address) = try Socket.connect(toFirstOf: settings.addresses)
+        var sockets = [first]
         for _ in 1..<schedule.sessions {
             do throws(LegibleError) {
                 sockets.append(try Socket.connect(to: address))

@@ -39,16 +39,12 @@ final class LoadSession: EventHandler {
 
     let index: Int
     let script: Script
-    private let socket: Socket
+    private let stream: FramedStream
     private let loop: EventLoop
     private unowned let delegate: any LoadSessionDelegate
     private(set) var ledger: SessionLedger
     private(set) var state = State.starting
-    private var deframer = MessageDeframer(maxMessageBytes: 64 << 20)
-    /// Framed messages waiting for the socket; `frame` is the frame index of a Frame message.
-    private var outgoing: [(bytes: [UInt8], frame: Int?)] = []
-    /// Bytes of `outgoing.first` already written.
-    private var writeOffset = 0
+    /// Frames enqueued (their frame index is the message's tag) and not yet sent whole.
     private var queuedFrames = 0
     /// Frames a session may hold unsent: the one being written and one more.
     static let maxQueuedFrames = 2
@@ -56,7 +52,7 @@ final class LoadSession: EventHandler {
     init(index: Int, script: Script, socket: Socket, loop: EventLoop, delegate: any LoadSessionDelegate) {
         self.index = index
         self.script = script
-        self.socket = socket
+        self.stream = FramedStream(socket: socket, maxMessageBytes: 64 << 20)
         self.loop = loop
         self.delegate = delegate
         self.ledger = SessionLedger(session: index, script: script.description)
@@ -64,8 +60,8 @@ final class LoadSession: EventHandler {
 
     /// Registers with the loop and sends StartSession.
     func start(_ message: StartSession) throws(LegibleError) {
-        try socket.setNonBlocking()
-        try loop.register(socket.descriptor, handler: self)
+        try stream.socket.setNonBlocking()
+        try loop.register(stream.socket.descriptor, handler: self)
         enqueue(.start(message), frame: nil)
     }
 
@@ -106,24 +102,19 @@ final class LoadSession: EventHandler {
     }
 
     private func readAvailable() {
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while state != .closed {
-            let result = chunk.withUnsafeMutableBytes { buffer in
-                Result { () throws(LegibleError) -> Int? in try socket.receive(into: buffer) }
-            }
+            let result = Result { () throws(LegibleError) -> FramedStream.ReadResult in try stream.readOnce() }
             switch result {
             case .failure(let error):
                 close(error: "read failed: \(error.message)")
                 return
-            case .success(nil):
+            case .success(.wouldBlock):
                 return
-            case .success(0):
+            case .success(.endOfStream):
                 close(error: ledger.serverSummary == nil ? "the server closed the stream before its summary" : nil)
                 return
-            case .success(let count?):
-                let now = delegate.now()
-                deframer.append(chunk[0..<count])
-                drain(at: now)
+            case .success(.received):
+                drain(at: delegate.now())
             }
         }
     }
@@ -132,7 +123,7 @@ final class LoadSession: EventHandler {
         while state != .closed {
             let message: ServerMessage
             do throws(LegibleError) {
-                guard let payload = try deframer.next() else { return }
+                guard let payload = try stream.nextMessage() else { return }
                 message = try ProtobufCodec.decodeServerMessage(payload)
             } catch {
                 close(error: "unreadable message from the server: \(error.message)")
@@ -181,35 +172,22 @@ final class LoadSession: EventHandler {
     // MARK: Writing
 
     private func enqueue(_ message: ClientMessage, frame: Int?) {
-        outgoing.append((MessageFraming.frame(ProtobufCodec.encode(message)), frame))
+        stream.enqueue(ProtobufCodec.encode(message), tag: frame)
         flush()
     }
 
     private func flush() {
-        while state != .closed, let first = outgoing.first {
-            let result = first.bytes.withUnsafeBytes { raw in
-                Result { () throws(LegibleError) -> Int in
-                    try socket.send(UnsafeRawBufferPointer(rebasing: raw[writeOffset...]))
-                }
+        guard state != .closed else { return }
+        do throws(LegibleError) {
+            try stream.flush { frame in
+                ledger.sent(frame, at: delegate.now())
+                queuedFrames -= 1
             }
-            guard case .success(let sent) = result else {
-                close(error: "the server stopped reading (write failed)")
-                return
-            }
-            if sent == 0 { break }
-            writeOffset += sent
-            if writeOffset == first.bytes.count {
-                if let frame = first.frame {
-                    ledger.sent(frame, at: delegate.now())
-                    queuedFrames -= 1
-                }
-                outgoing.removeFirst()
-                writeOffset = 0
-            }
+        } catch {
+            close(error: "the server stopped reading (write failed)")
+            return
         }
-        if state != .closed {
-            loop.modify(socket.descriptor, readable: true, writable: !outgoing.isEmpty)
-        }
+        loop.modify(stream.socket.descriptor, readable: true, writable: stream.hasQueuedBytes)
     }
 
     private func close(error: String?) {
@@ -218,10 +196,10 @@ final class LoadSession: EventHandler {
         state = .closed
         if let error, ledger.error == nil { ledger.error = error }
         ledger.close()
-        outgoing.removeAll()
+        stream.discardQueue()
         queuedFrames = 0
-        loop.unregister(socket.descriptor)
-        socket.close()
+        loop.unregister(stream.socket.descriptor)
+        stream.socket.close()
         if wasStarting { delegate.sessionStarted(self) }
         delegate.sessionClosed(self)
     }
