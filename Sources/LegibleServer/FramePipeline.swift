@@ -15,33 +15,9 @@ enum FrameOutcome: Sendable {
     /// script's), which goes on with `FramePipeline.continueReading`.
     case handedOff(LineHandOff, to: EngineKey)
 
-    /// The frame's thumbnail and the session's skip policy after it, for the session to keep.
-    struct Scene: Sendable {
-        var thumbnail: LumaThumbnail?
-        var policy: SkipPolicy
-        /// Thumbnail difference from the last recognized frame (0 when there was none).
-        var sceneDifference: Float
-        /// Thumbnail difference from the previous frame (0 when there was none).
-        var motion: Float
-    }
-
-    struct Skip: Sendable {
-        var reason: SkipReason
-        var scene: Scene
-        var orientation: AppliedOrientation
-        var decodeMicros: UInt32
-    }
-
-    struct Recognition: Sendable {
-        var text: RecognizedText
-        var quality: FrameQuality
-        var orientation: AppliedOrientation
-        /// decode + orient + crop (+ the EXIF read).
-        var decodeMicros: UInt32
-        /// OSD (when asked for) + recognition + the tree walk.
-        var recognizeMicros: UInt32
-        var scene: Scene
-    }
+    typealias Scene = SceneObservation
+    typealias Skip = EngineAnswer.Skip
+    typealias Recognition = EngineAnswer.Recognition
 }
 
 /// A frame read script by script, between two engines: the upright image, its lines and
@@ -372,7 +348,7 @@ final class FramePipeline {
     /// The scene's text size when this frame shows the same scene (its difference from the last
     /// recognized frame is under a cut), for FAST's shrinking.
     private func textHeightHint(_ context: FrameContext, _ scene: FrameOutcome.Scene) -> Double? {
-        guard context.scene.reference != nil, scene.sceneDifference < SceneState.sceneCut else { return nil }
+        guard context.scene.reference != nil, scene.sceneDifference < SceneObservation.sceneCut else { return nil }
         return context.scene.textHeight
     }
 

@@ -15,9 +15,9 @@ internal import Synchronization
 /// and the scheduler between them.
 ///
 /// ```
-///  socket ─▶ Connection ─▶ SessionStateMachine ─▶ Server.submit ─▶ FrameScheduler ─▶ EngineThread
-///    ▲                                                                                  │
-///    └──────────── Connection.answer ◀── Server.completed ◀── loop.execute ◀────────────┘
+///  socket ─▶ Connection (FramedStream) ─▶ Session ─▶ Server.submit ─▶ FrameScheduler ─▶ EngineThread
+///    ▲                                      ▲                                              │
+///    └── Connection.perform ◀── Session ◀───┴── Server.completed ◀── loop.execute ◀────────┘
 /// ```
 public final class Server {
     let configuration: ServerConfiguration
@@ -43,15 +43,15 @@ public final class Server {
     private let availableScripts: [Script]
     private let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
-    /// When the frame being handled now was read off its socket (its Timing starts there).
-    /// Set by `frameArrived` just before the session machine acts on that frame.
-    private var arrival: ContinuousClock.Instant?
+    /// The client deadlines every session keeps.
+    private let deadlines: ClientDeadlines
 
     /// A frame on its way to an engine.
     struct Job: Sendable {
         var frame: Frame
         var settings: SessionSettings
-        var received: ContinuousClock.Instant
+        /// When it was read off its stream (server time): its Timing starts there.
+        var received: Duration
         /// The frame partly read by another script's engine (read script by script).
         var handOff: LineHandOff?
     }
@@ -84,6 +84,9 @@ public final class Server {
         self.health = HealthState(metrics: metrics.registry)
         self.loop = try EventLoop()
         self.started = clock.now
+        self.deadlines = ClientDeadlines(
+            firstMessage: .seconds(configuration.firstMessageSeconds), message: .seconds(configuration.messageSeconds),
+            idle: .seconds(configuration.idleSeconds), writeStall: .seconds(configuration.writeStallSeconds))
         var candidates = Script.allCases.flatMap { script in
             let (language, scriptModel) = ModelCatalog.models(of: script)
             return [language, scriptModel, configuration.models.model(for: script)]
@@ -139,8 +142,8 @@ public final class Server {
         }
     }
 
-    /// Time since the server started: the scheduler's clock.
-    private var now: Duration { clock.now - started }
+    /// Time since the server started: the clock of the scheduler and the sessions.
+    var now: Duration { clock.now - started }
 
     /// Serves on the calling thread until `shutdownTrigger.drain` is called, then drains:
     /// stops accepting, answers every frame received, sends each session its summary, and
@@ -217,7 +220,8 @@ public final class Server {
                 engines: engineInfo(), accessTokens: configuration.accessTokens)
             session.readsLinesByScript = lineDetectors != nil && configuration.readsLinesByScript
             let connection = Connection(
-                serial: nextSerial, socket: socket, peer: "", server: self, configuration: session,
+                serial: nextSerial, socket: socket, peer: "", server: self,
+                session: Session(configuration: session, deadlines: deadlines, connectedAt: now),
                 maxMessageBytes: configuration.maxMessageBytes)
             do throws(LegibleError) {
                 try loop.register(socket.descriptor, handler: connection)
@@ -249,7 +253,7 @@ public final class Server {
         // that the engine is free for the others at once.
         let (_, inFlight) = scheduler.removeSession(connection.serial)
         if let inFlight { engines[inFlight.engine]?.cancellation.cancel(inFlight.serial) }
-        let summary = connection.summary
+        let summary = connection.session.summary
         log(
             .info, "session closed",
             [
@@ -289,25 +293,18 @@ public final class Server {
 
     // MARK: Frames
 
-    func frameArrived() {
-        arrival = clock.now
-    }
-
-    func submit(_ frame: Frame, settings: SessionSettings, from connection: Connection) {
-        let job = Job(frame: frame, settings: settings, received: arrival ?? clock.now)
+    func submit(_ frame: Frame, settings: SessionSettings, arrivedAt: Duration, from connection: Connection) {
+        let job = Job(frame: frame, settings: settings, received: arrivedAt)
         let outcome = scheduler.submit(job, for: connection.serial, maxAge: settings.maxFrameAge, now: now)
         if let displaced = outcome.displaced {
             // Replaced by a newer frame before an engine was free: answered at once, never decoded.
-            connection.answer(dropped(displaced))
+            connection.dropped(displaced.frame, reason: .replaced, timing: dropTiming(displaced))
         }
         perform(outcome.actions)
     }
 
-    private func dropped(_ job: Job) -> FrameResult {
-        FrameResult(
-            frameID: job.frame.frameID, status: .dropped,
-            timing: Timing(
-                clientTimestampMicros: job.frame.clientTimestampMicros, totalMicros: (clock.now - job.received).micros))
+    private func dropTiming(_ job: Job) -> Timing {
+        Timing(clientTimestampMicros: job.frame.clientTimestampMicros, totalMicros: (now - job.received).micros)
     }
 
     /// Carries out what the scheduler decided, in its order.
@@ -317,13 +314,13 @@ public final class Server {
             log(.info, "engine unloaded", ["engine": id.description])
         }
         for id in actions.load { startEngine(id) }
-        for (session, job) in actions.expired { connections[session]?.answer(dropped(job), droppedTooOld: true) }
+        for (session, job) in actions.expired {
+            connections[session]?.dropped(job.frame, reason: .tooOld, timing: dropTiming(job))
+        }
         for (session, job, error) in actions.failed {
-            connections[session]?.answer(
-                FrameResult(
-                    frameID: job.frame.frameID, status: .failed,
-                    timing: Timing(clientTimestampMicros: job.frame.clientTimestampMicros),
-                    error: WireError(error, frameID: job.frame.frameID)))
+            connections[session]?.engineAnswered(
+                .failed(error), frame: job.frame, settings: job.settings,
+                timing: Timing(clientTimestampMicros: job.frame.clientTimestampMicros))
         }
         for dispatch in actions.dispatches { start(dispatch) }
         if !actions.load.isEmpty || !actions.unload.isEmpty || !actions.dispatches.isEmpty {
@@ -420,7 +417,7 @@ public final class Server {
         let session = dispatch.session
         let waited = dispatch.waited
         // The session's previous frame has been answered by now: its scene is current.
-        let scene = connections[session]?.sceneSnapshot(now: now) ?? SceneState().snapshot(now: now)
+        let scene = connections[session]?.session.sceneSnapshot(now: now) ?? SceneSnapshot(now: now)
         let context = FrameContext(
             serial: dispatch.serial,
             deadline: configuration.frameDeadlineMillis > 0 ? .milliseconds(configuration.frameDeadlineMillis) : nil,
@@ -448,28 +445,24 @@ public final class Server {
             return
         }
         if let connection = connections[session] {
-            var timing = Timing(
+            let timing = Timing(
                 clientTimestampMicros: job.frame.clientTimestampMicros, queueMicros: waited.micros,
-                totalMicros: (clock.now - job.received).micros)
+                totalMicros: (now - job.received).micros)
+            let answer: EngineAnswer
             switch outcome {
             case .recognized(let recognition):
                 metrics.decoded(job.frame.encoding?.known, micros: recognition.decodeMicros)
-                timing.decodeMicros = recognition.decodeMicros
-                timing.recognizeMicros = recognition.recognizeMicros
-                connection.recognized(job.frame, recognition, settings: job.settings, timing: timing)
+                answer = .recognized(recognition)
             case .skipped(let skip):
                 metrics.decoded(job.frame.encoding?.known, micros: skip.decodeMicros)
-                timing.decodeMicros = skip.decodeMicros
-                connection.skipped(job.frame, skip, settings: job.settings, timing: timing)
+                answer = .skipped(skip)
             case .handedOff:
                 preconditionFailure("a handed-off frame is passed on above")
             case .failed(let error):
                 log(.debug, "frame failed", ["session": connection.sessionID, "reason": error.message])
-                connection.answer(
-                    FrameResult(
-                        frameID: job.frame.frameID, status: .failed, timing: timing,
-                        error: WireError(error, frameID: job.frame.frameID)))
+                answer = .failed(error)
             }
+            connection.engineAnswered(answer, frame: job.frame, settings: job.settings, timing: timing)
         }
         perform(scheduler.completed(engine: engine, now: now))
         metrics.pool(scheduler.pool)
@@ -478,17 +471,9 @@ public final class Server {
     // MARK: Time
 
     private func tick() {
+        let now = self.now
         perform(scheduler.tick(now: now))
-        let stall = Duration.seconds(configuration.writeStallSeconds)
-        let (first, message, idle) = (
-            Duration.seconds(configuration.firstMessageSeconds), Duration.seconds(configuration.messageSeconds),
-            Duration.seconds(configuration.idleSeconds)
-        )
-        let instant = clock.now
-        for connection in Array(connections.values) {
-            connection.checkWriteStall(limit: stall, now: instant)
-            connection.checkDeadlines(firstMessage: first, message: message, idle: idle, now: instant)
-        }
+        for connection in Array(connections.values) { connection.tick(now: now) }
     }
 
     // MARK: Shutdown
