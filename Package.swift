@@ -77,13 +77,22 @@ let package = Package(
             name: "LegibleReading", dependencies: ["LegibleCore", "LegibleImaging", "LegibleDetection"],
             swiftSettings: strict),
 
+        // The engine side: one frame's pipeline (decode, orient, skip check, detect, read,
+        // quality) and the factory that builds it per engine.
+        .target(
+            name: "LegibleEngine",
+            dependencies: [
+                "LegibleCore", "LegibleWire", "LegibleSessions", "LegibleImaging", "LegibleTesseract",
+                "LegibleDetection", "LegibleReading", "LegibleEntities",
+            ],
+            swiftSettings: strict),
+
         // Transport and wiring.
         .target(
             name: "LegibleServer",
             dependencies: [
-                "LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSessions", "LegibleImaging",
-                "LegibleTesseract", "LegibleDetection", "LegibleReading", "LegibleEntities", "LegibleSockets",
-                "LegibleMetrics",
+                "LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSessions", "LegibleEngine",
+                "LegibleTesseract", "LegibleDetection", "LegibleReading", "LegibleSockets", "LegibleMetrics",
                 "CMicroHTTPD", "CLinux",
             ],
             swiftSettings: strict),

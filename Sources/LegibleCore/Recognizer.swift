@@ -180,3 +180,8 @@ public struct TimeLimit: Sendable {
         return left
     }
 }
+
+/// Makes the recognizer of one engine (its models in `EngineKey`), on that engine's own
+/// thread; it must honour the cancellation it is given.
+public typealias RecognizerFactory =
+    @Sendable (EngineKey, RecognitionCancellation) throws(LegibleError) -> any Recognizer

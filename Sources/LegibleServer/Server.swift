@@ -2,8 +2,7 @@ internal import CLinux
 internal import Glibc
 public import LegibleCore
 internal import LegibleDetection
-internal import LegibleImaging
-internal import LegibleReading
+internal import LegibleEngine
 internal import LegibleSessions
 internal import LegibleSockets
 internal import LegibleTesseract
@@ -15,22 +14,22 @@ internal import Synchronization
 /// and the scheduler between them.
 ///
 /// ```
-///  socket ─▶ Connection (FramedStream) ─▶ Session ─▶ Server.submit ─▶ FrameScheduler ─▶ EngineThread
-///    ▲                                      ▲                                              │
-///    └── Connection.perform ◀── Session ◀───┴── Server.completed ◀── loop.execute ◀────────┘
+///  socket ─▶ FramedTransport ─▶ SessionHandler ─▶ Session ─▶ Server.submit ─▶ FrameScheduler ─▶ EngineThread
+///    ▲        (a SessionStream)       ▲                                                          │
+///    └── stream.write ◀── Session ◀───┴── SessionHandler ◀── Server.completed ◀── loop.execute ◀─┘
 /// ```
 public final class Server {
     let configuration: ServerConfiguration
-    /// Text mode's line detectors, shared by the engines (nil: `--detector tesseract`, or a
-    /// recognizer factory of the configuration's).
-    private let lineDetectors: LineDetectorPool?
+    /// Makes each engine's pipeline (recognizers, shared line detectors) on its thread.
+    private let pipelines: PipelineFactory
     let loop: EventLoop
     let log: Log
     let metrics = ServerMetrics()
     private let health: HealthState
     private var metricsEndpoint: MetricsEndpoint?
     private var listeners: [(address: ServerAddress, socket: Socket, handler: ListenerHandler)] = []
-    private var connections: [UInt64: Connection] = [:]
+    /// Every open session stream, by serial.
+    private var connections: [UInt64: SessionHandler] = [:]
     private var nextSerial: UInt64 = 0
     private var scheduler: FrameScheduler<UInt64, Job>
     private var engines: [EngineID: Engine] = [:]
@@ -70,16 +69,14 @@ public final class Server {
     /// `shutdownTrigger.drain`).
     public init(configuration: ServerConfiguration) throws(LegibleError) {
         self.configuration = configuration
-        if configuration.detector == .ppOCRv4, configuration.recognizerFactory == nil {
-            let (model, maxSide) = (configuration.detectorModel, configuration.detectorMaxSide)
-            lineDetectors = LineDetectorPool { () throws(LegibleError) in
-                let detector = try TextDetector(modelPath: model, options: TextDetector.Options(maxSide: maxSide))
-                try detector.warmUp()
-                return detector
-            }
-        } else {
-            lineDetectors = nil
-        }
+        self.pipelines = PipelineFactory(
+            settings: PipelineFactory.Settings(
+                tessdata: configuration.tessdata, maxPixels: configuration.maxPixels,
+                detector: configuration.detector == .ppOCRv4
+                    ? (configuration.detectorModel, configuration.detectorMaxSide) : nil,
+                minimumLineConfidence: configuration.minimumLineConfidence, ppOCRScripts: configuration.ppOCRScripts,
+                recognitionModel: configuration.recognitionModel, secondOpinionBelow: configuration.secondOpinionBelow,
+                recognizerFactory: configuration.recognizerFactory))
         self.log = Log(minimum: configuration.logLevel, format: configuration.logFormat)
         self.health = HealthState(metrics: metrics.registry)
         self.loop = try EventLoop()
@@ -208,31 +205,43 @@ public final class Server {
                 metrics.refusedConnection()
                 continue
             }
-            nextSerial += 1
-            var session = SessionConfiguration(
-                sessionID: Server.makeSessionID(serial: nextSerial), serverVersion: ServerConfiguration.version,
-                limits: ServerLimits(
-                    maxMessageBytes: UInt64(configuration.maxMessageBytes), pendingFramesPerSession: 1,
-                    workers: UInt32(configuration.workers), replicasPerScript: UInt32(configuration.replicasPerScript),
-                    maxSessions: UInt32(clamping: configuration.maxSessions),
-                    frameDeadlineMillis: UInt32(clamping: configuration.frameDeadlineMillis)),
-                availableScripts: availableScripts, models: configuration.models, installedModels: installedModels,
-                engines: engineInfo(), accessTokens: configuration.accessTokens)
-            session.readsLinesByScript = lineDetectors != nil && configuration.readsLinesByScript
-            let connection = Connection(
-                serial: nextSerial, socket: socket, peer: "", server: self,
-                session: Session(configuration: session, deadlines: deadlines, connectedAt: now),
-                maxMessageBytes: configuration.maxMessageBytes)
+            let transport = FramedTransport(
+                socket: socket, peer: "", maxMessageBytes: configuration.maxMessageBytes,
+                maxWriteQueueBytes: configuration.maxWriteQueueBytes, server: self)
             do throws(LegibleError) {
-                try loop.register(socket.descriptor, handler: connection)
+                try loop.register(socket.descriptor, handler: transport)
             } catch {
                 log(.warning, "cannot watch a new connection", ["reason": error.message])
+                socket.close()
                 continue
             }
-            connections[nextSerial] = connection
-            metrics.sessions(admittedSessions, connections: connections.count)
-            log(.debug, "connection accepted", ["session": connection.sessionID])
+            adopt(transport)
         }
+    }
+
+    /// Starts a session on `stream`, a new stream of any transport: from now on it reports
+    /// to the session's handler. On the loop thread.
+    @discardableResult
+    func adopt(_ stream: any SessionStream) -> SessionHandler {
+        nextSerial += 1
+        var session = SessionConfiguration(
+            sessionID: Server.makeSessionID(serial: nextSerial), serverVersion: ServerConfiguration.version,
+            limits: ServerLimits(
+                maxMessageBytes: UInt64(configuration.maxMessageBytes), pendingFramesPerSession: 1,
+                workers: UInt32(configuration.workers), replicasPerScript: UInt32(configuration.replicasPerScript),
+                maxSessions: UInt32(clamping: configuration.maxSessions),
+                frameDeadlineMillis: UInt32(clamping: configuration.frameDeadlineMillis)),
+            availableScripts: availableScripts, models: configuration.models, installedModels: installedModels,
+            engines: engineInfo(), accessTokens: configuration.accessTokens)
+        session.readsLinesByScript = pipelines.readsLines && configuration.readsLinesByScript
+        let handler = SessionHandler(
+            serial: nextSerial, session: Session(configuration: session, deadlines: deadlines, connectedAt: now),
+            stream: stream, server: self)
+        stream.handler = handler
+        connections[nextSerial] = handler
+        metrics.sessions(admittedSessions, connections: connections.count)
+        log(.debug, "stream opened", ["session": handler.sessionID])
+        return handler
     }
 
     /// The pool as SessionStarted reports it: one entry per script this server serves.
@@ -246,7 +255,8 @@ public final class Server {
         }
     }
 
-    func connectionClosed(_ connection: Connection) {
+    /// A session's stream closed (the handler has let the session go).
+    func sessionClosed(_ connection: SessionHandler) {
         connections[connection.serial] = nil
         metrics.sessions(admittedSessions, connections: connections.count)
         // Its pending frame has nobody to answer to; its recognition in flight is stopped so
@@ -267,7 +277,7 @@ public final class Server {
     // MARK: Sessions
 
     /// Counts a session in, or says no when `--max-sessions` are running.
-    func admit(_ connection: Connection) -> Bool {
+    func admit(_ connection: SessionHandler) -> Bool {
         guard admittedSessions < configuration.maxSessions else {
             metrics.refusedSession(reason: "max_sessions")
             return false
@@ -283,17 +293,17 @@ public final class Server {
         metrics.sessions(admittedSessions, connections: connections.count)
     }
 
-    func register(_ connection: Connection, settings: SessionSettings) {
+    func register(_ connection: SessionHandler, settings: SessionSettings) {
         perform(scheduler.addSession(connection.serial, key: settings.engineKey, now: now))
     }
 
-    func update(_ connection: Connection, settings: SessionSettings) {
+    func update(_ connection: SessionHandler, settings: SessionSettings) {
         perform(scheduler.changeKey(of: connection.serial, to: settings.engineKey, now: now))
     }
 
     // MARK: Frames
 
-    func submit(_ frame: Frame, settings: SessionSettings, arrivedAt: Duration, from connection: Connection) {
+    func submit(_ frame: Frame, settings: SessionSettings, arrivedAt: Duration, from connection: SessionHandler) {
         let job = Job(frame: frame, settings: settings, received: arrivedAt)
         let outcome = scheduler.submit(job, for: connection.serial, maxAge: settings.maxFrameAge, now: now)
         if let displaced = outcome.displaced {
@@ -330,63 +340,13 @@ public final class Server {
 
     /// Loads an engine on a thread of its own; the loop hears when it is ready.
     private func startEngine(_ id: EngineID) {
-        let (tessdata, maxPixels, factory) = (
-            configuration.tessdata, configuration.maxPixels, configuration.recognizerFactory
-        )
-        let lineDetectors = lineDetectors
-        let lineReader = LineReader(minimumConfidence: configuration.minimumLineConfidence)
-        // Detected lines of these scripts are read by PP-OCR's model; whole frames stay Tesseract's.
-        let lineModel: String? =
-            lineDetectors != nil
-                && id.key.models.contains {
-                    ModelCatalog.script(ofModel: $0).map(configuration.ppOCRScripts.contains) ?? false
-                }
-            ? configuration.recognitionModel : nil
-        // ACCURATE: a second model re-reads the lines the engine is unsure of (Latin: PP-OCR's
-        // recognizer; Devanagari, Japanese: Tesseract's other model of the script).
-        let secondOpinion: SecondOpinion? =
-            lineDetectors != nil && lineModel == nil && configuration.secondOpinionBelow > 0
-            ? SecondOpinion.of(id.key, recognitionModel: configuration.recognitionModel) : nil
-        let secondOpinionBelow = configuration.secondOpinionBelow
-        // Lines of a script with a vertical model installed (jpn_vert) may be columns.
-        let readsColumns =
-            lineDetectors != nil && id.key.models.count == 1
-            && VerticalTextRecognizer.verticalModel(of: id.key.models[0]).map {
-                TesseractModels.isInstalled($0, in: configuration.tessdata)
-            } ?? false
+        let pipelines = pipelines
         let cancellation = RecognitionCancellation()
         let server = LoopBound(self, loop: loop)
         let thread = EngineThread<FramePipeline>(
             name: "engine-\(id)",
             makeProcessor: { () throws -> FramePipeline in
-                var engine: any Recognizer =
-                    if let factory {
-                        try factory(id.key, cancellation)
-                    } else {
-                        try TesseractEngine(tessdata: tessdata, key: id.key, cancellation: cancellation)
-                    }
-                if let lineModel {
-                    engine = PPOCRLineRecognizer(base: engine, model: try LineTextRecognizer(modelPath: lineModel))
-                } else if readsColumns, let tesseract = engine as? TesseractEngine {
-                    engine = try VerticalTextRecognizer(base: tesseract, tessdata: tessdata)
-                }
-                if let secondOpinion, factory == nil {
-                    let second: any Recognizer =
-                        switch secondOpinion {
-                        case .ppOCR(let path):
-                            PPOCRLineRecognizer(base: engine, model: try LineTextRecognizer(modelPath: path))
-                        case .tesseract(let model):
-                            try TesseractEngine(
-                                tessdata: tessdata, key: EngineKey(models: [model]), cancellation: cancellation)
-                        }
-                    engine = SecondOpinionRecognizer(base: engine, second: second, below: secondOpinionBelow)
-                }
-                // The first engine makes (and warms up) the first detector, so that neither a
-                // missing model nor the compilation waits for a session's first frame.
-                try lineDetectors?.withDetector { _ in }
-                return try FramePipeline(
-                    recognizer: engine, lineDetectors: lineDetectors, lineReader: lineReader, tessdata: tessdata,
-                    limits: ImageLimits(maxPixels: maxPixels))
+                try pipelines.makePipeline(for: id.key, cancellation: cancellation)
             },
             onStart: { [loop] error in
                 let failure = error.map { ($0 as? LegibleError) ?? LegibleError(.internal, "engine did not start") }
@@ -476,6 +436,13 @@ public final class Server {
         for connection in Array(connections.values) { connection.tick(now: now) }
     }
 
+    /// Runs `body` on the loop thread with the server, from any thread (the in-memory
+    /// transport of the tests opens and feeds its streams this way).
+    func onLoop(_ body: @escaping @Sendable (Server) -> Void) {
+        let server = UnsafeTransfer(self)
+        loop.execute { body(server.value) }
+    }
+
     // MARK: Shutdown
 
     /// Asks this server to drain and stop, from any thread (a signal watcher, a test).
@@ -529,21 +496,4 @@ public struct ShutdownTrigger: Sendable {
 private struct UnsafeTransfer<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
-}
-
-/// ACCURATE's second reader of an engine's unsure lines (`SecondOpinionRecognizer`).
-enum SecondOpinion {
-    /// PP-OCR's recognition model at this path (it reads Latin and Chinese).
-    case ppOCR(String)
-    /// Another Tesseract model of the script.
-    case tesseract(String)
-
-    /// The second reader of a standard engine of one model: Latin models get PP-OCR's
-    /// recognizer, `Devanagari` gets `hin` and `jpn` gets `Japanese` (and back); nil for others.
-    static func of(_ key: EngineKey, recognitionModel: String) -> SecondOpinion? {
-        guard key.models.count == 1, let model = key.models.first else { return nil }
-        if ModelCatalog.script(ofModel: model) == .latin { return .ppOCR(recognitionModel) }
-        let others = ["Devanagari": "hin", "hin": "Devanagari", "jpn": "Japanese", "Japanese": "jpn"]
-        return others[model].map(SecondOpinion.tesseract)
-    }
 }

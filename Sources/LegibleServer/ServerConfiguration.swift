@@ -130,11 +130,6 @@ public struct ServerConfiguration: Sendable {
     var defaultKey: EngineKey { EngineKey(models: [models.model(for: .default)]) }
 }
 
-/// Makes the recognizer of one engine (its models in `EngineKey`), on that engine's own
-/// thread; it must honour the cancellation it is given.
-public typealias RecognizerFactory =
-    @Sendable (EngineKey, RecognitionCancellation) throws(LegibleError) -> any Recognizer
-
 /// How text mode finds the lines of a frame.
 public enum LineDetectorChoice: String, Sendable, CaseIterable {
     /// PP-OCRv4's text detector (OpenVINO): every line is cut out, turned horizontal and read

@@ -1,13 +1,13 @@
-internal import LegibleCore
+public import LegibleCore
 internal import LegibleEntities
 internal import LegibleImaging
 internal import LegibleReading
-internal import LegibleSessions
+public import LegibleSessions
 internal import LegibleTesseract
-internal import LegibleWire
+public import LegibleWire
 
 /// What an engine made of one frame; crosses back from the engine thread to the loop.
-enum FrameOutcome: Sendable {
+public enum FrameOutcome: Sendable {
     case recognized(Recognition)
     case skipped(Skip)
     case failed(LegibleError)
@@ -15,14 +15,14 @@ enum FrameOutcome: Sendable {
     /// script's), which goes on with `FramePipeline.continueReading`.
     case handedOff(LineHandOff, to: EngineKey)
 
-    typealias Scene = SceneObservation
-    typealias Skip = EngineAnswer.Skip
-    typealias Recognition = EngineAnswer.Recognition
+    public typealias Scene = SceneObservation
+    public typealias Skip = EngineAnswer.Skip
+    public typealias Recognition = EngineAnswer.Recognition
 }
 
 /// A frame read script by script, between two engines: the upright image, its lines and
 /// what has been read of them, and what the last engine needs to answer the frame.
-struct LineHandOff: Sendable {
+public struct LineHandOff: Sendable {
     /// Lines still to read by other scripts' engines, or (`pageScript`) a page whose script
     /// OSD found, to be read whole by that script's engine.
     var routing: ScriptRouting
@@ -49,13 +49,19 @@ struct PendingAnswer: Sendable {
 }
 
 /// What the engine needs to know about a frame beyond its bytes and the session's settings.
-struct FrameContext: Sendable {
+public struct FrameContext: Sendable {
     /// This recognition's serial (`RecognitionCancellation` stops it by this).
-    var serial: UInt64
+    public var serial: UInt64
     /// `--frame-deadline-ms`.
-    var deadline: Duration?
+    public var deadline: Duration?
     /// The session's past: what to compare this frame with, and its text size.
-    var scene: SceneSnapshot
+    public var scene: SceneSnapshot
+
+    public init(serial: UInt64, deadline: Duration?, scene: SceneSnapshot) {
+        self.serial = serial
+        self.deadline = deadline
+        self.scene = scene
+    }
 }
 
 /// decode → orient → crop → recognize for one engine, on that engine's own thread.
@@ -63,7 +69,7 @@ struct FrameContext: Sendable {
 /// Owns the imager (turbojpeg handle and reused buffers), the Tesseract handle and, once a
 /// session asks for `auto_orientation`, an OSD handle; so it is not `Sendable`: it is created
 /// by `EngineThread` on its thread and never leaves it.
-final class FramePipeline {
+public final class FramePipeline {
     /// OSD turns a frame only at or above this confidence. Tesseract's own `osd` tools use
     /// margins of the same order; on the generated camera frames right answers scored ~4–6
     /// and frames with too little text were not found at all (see the README).
@@ -98,7 +104,7 @@ final class FramePipeline {
         self.thresholds = thresholds
     }
 
-    func process(_ frame: Frame, settings: SessionSettings, context: FrameContext) -> FrameOutcome {
+    public func process(_ frame: Frame, settings: SessionSettings, context: FrameContext) -> FrameOutcome {
         // The session validated the encoding and orientation before scheduling the frame.
         guard let encoding = frame.encoding?.known else {
             return .failed(LegibleError(.invalidArgument, "the frame's image has no known encoding"))
@@ -197,7 +203,9 @@ final class FramePipeline {
 
     /// Reads the lines of a frame handed over by another script's engine that this engine's
     /// script is to read, then hands the frame on or answers it.
-    func continueReading(_ handOff: LineHandOff, settings: SessionSettings, context: FrameContext) -> FrameOutcome {
+    public func continueReading(_ handOff: LineHandOff, settings: SessionSettings, context: FrameContext)
+        -> FrameOutcome
+    {
         let clock = ContinuousClock()
         let start = clock.now
         recognizer.cancellation.begin(context.serial)
@@ -368,14 +376,5 @@ final class FramePipeline {
             result.source = .osd
         }
         return result
-    }
-}
-
-extension Duration {
-    /// Whole microseconds, saturating at UInt32.max (71 minutes).
-    var micros: UInt32 {
-        let (seconds, attoseconds) = components
-        let value = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-        return UInt32(clamping: max(0, value))
     }
 }

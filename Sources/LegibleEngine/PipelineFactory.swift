@@ -1,0 +1,123 @@
+public import LegibleCore
+internal import LegibleDetection
+internal import LegibleImaging
+internal import LegibleReading
+internal import LegibleTesseract
+
+/// Builds each engine's `FramePipeline` on that engine's own thread: the recognizer stack of
+/// an engine key — Tesseract (or the given `RecognizerFactory`), PP-OCR's recognizer for the
+/// lines of its scripts, jpn_vert for columns, ACCURATE's second opinion — around the line
+/// detectors every engine shares. The server is given one and knows nothing of what is in it.
+public struct PipelineFactory: Sendable {
+    public struct Settings: Sendable {
+        public var tessdata: String
+        /// `--max-pixels`: decoded images larger than this are refused.
+        public var maxPixels: Int
+        /// PP-OCRv4's detection model and its input's long side; nil: text mode reads whole
+        /// frames with Tesseract's layout analysis (`--detector tesseract`).
+        public var detector: (model: String, maxSide: Int)?
+        /// The line reader's gate (`--min-line-confidence`).
+        public var minimumLineConfidence: Float
+        /// Scripts whose detected lines PP-OCR's recognizer reads.
+        public var ppOCRScripts: Set<Script>
+        /// PP-OCR's recognition model.
+        public var recognitionModel: String
+        /// ACCURATE re-reads a line under this confidence with a second model (0: never).
+        public var secondOpinionBelow: Float
+        /// Replaces Tesseract (tests, calibration): no detector, no second opinion.
+        public var recognizerFactory: RecognizerFactory?
+
+        public init(
+            tessdata: String, maxPixels: Int, detector: (model: String, maxSide: Int)?, minimumLineConfidence: Float,
+            ppOCRScripts: Set<Script>, recognitionModel: String, secondOpinionBelow: Float,
+            recognizerFactory: RecognizerFactory?
+        ) {
+            self.tessdata = tessdata
+            self.maxPixels = maxPixels
+            self.detector = recognizerFactory == nil ? detector : nil
+            self.minimumLineConfidence = minimumLineConfidence
+            self.ppOCRScripts = ppOCRScripts
+            self.recognitionModel = recognitionModel
+            self.secondOpinionBelow = secondOpinionBelow
+            self.recognizerFactory = recognizerFactory
+        }
+    }
+
+    private let settings: Settings
+    /// Text mode's line detectors, shared by the engines (nil: whole frames).
+    private let lineDetectors: LineDetectorPool?
+
+    public init(settings: Settings) {
+        self.settings = settings
+        if let (model, maxSide) = settings.detector.map({ ($0.model, $0.maxSide) }) {
+            lineDetectors = LineDetectorPool { () throws(LegibleError) in
+                let detector = try TextDetector(modelPath: model, options: TextDetector.Options(maxSide: maxSide))
+                try detector.warmUp()
+                return detector
+            }
+        } else {
+            lineDetectors = nil
+        }
+    }
+
+    /// Text mode finds lines with a detector (so a session of several scripts can have each
+    /// line read by its script's engine).
+    public var readsLines: Bool { lineDetectors != nil }
+
+    /// The pipeline of one engine; call it on the engine's own thread (the pipeline never
+    /// leaves it). Throws what keeps the engine from loading (a missing model).
+    public func makePipeline(for key: EngineKey, cancellation: RecognitionCancellation) throws -> FramePipeline {
+        let tessdata = settings.tessdata
+        var engine: any Recognizer =
+            if let factory = settings.recognizerFactory {
+                try factory(key, cancellation)
+            } else {
+                try TesseractEngine(tessdata: tessdata, key: key, cancellation: cancellation)
+            }
+        if lineDetectors != nil {
+            if key.models.contains(where: {
+                ModelCatalog.script(ofModel: $0).map(settings.ppOCRScripts.contains) ?? false
+            }) {
+                // Detected lines of these scripts are read by PP-OCR's model; whole frames stay Tesseract's.
+                engine = PPOCRLineRecognizer(
+                    base: engine, model: try LineTextRecognizer(modelPath: settings.recognitionModel))
+            } else {
+                if key.models.count == 1, let tesseract = engine as? TesseractEngine,
+                    let vertical = VerticalTextRecognizer.verticalModel(of: key.models[0]),
+                    TesseractModels.isInstalled(vertical, in: tessdata)
+                {
+                    // Lines of a script with a vertical model installed (jpn_vert) may be columns.
+                    engine = try VerticalTextRecognizer(base: tesseract, tessdata: tessdata)
+                }
+                if settings.secondOpinionBelow > 0,
+                    let second = try secondOpinion(for: key, cancellation: cancellation, base: engine)
+                {
+                    engine = SecondOpinionRecognizer(base: engine, second: second, below: settings.secondOpinionBelow)
+                }
+            }
+        }
+        // The first engine makes (and warms up) the first detector, so that neither a missing
+        // model nor the compilation waits for a session's first frame.
+        try lineDetectors?.withDetector { _ in }
+        return try FramePipeline(
+            recognizer: engine, lineDetectors: lineDetectors,
+            lineReader: LineReader(minimumConfidence: settings.minimumLineConfidence), tessdata: tessdata,
+            limits: ImageLimits(maxPixels: settings.maxPixels))
+    }
+
+    /// ACCURATE's second reader of a standard engine's unsure lines: Latin models get PP-OCR's
+    /// recognizer, `Devanagari` gets `hin` and `jpn` gets `Japanese` (and back); nil for others.
+    private func secondOpinion(for key: EngineKey, cancellation: RecognitionCancellation, base: any Recognizer)
+        throws -> (any Recognizer)?
+    {
+        guard key.models.count == 1, let model = key.models.first else { return nil }
+        if ModelCatalog.script(ofModel: model) == .latin {
+            return PPOCRLineRecognizer(
+                base: base, model: try LineTextRecognizer(modelPath: settings.recognitionModel))
+        }
+        let others = ["Devanagari": "hin", "hin": "Devanagari", "jpn": "Japanese", "Japanese": "jpn"]
+        guard let other = others[model] else { return nil }
+        return try TesseractEngine(
+            tessdata: settings.tessdata, key: EngineKey(models: [other]), cancellation: cancellation)
+    }
+}

@@ -1,0 +1,154 @@
+internal import LegibleCore
+internal import LegibleSockets
+internal import LegibleWire
+internal import LegibleWireProtobuf
+
+/// The framed protocol over a socket as a `SessionStream`: reads without blocking, decodes
+/// whole messages for its handler, and writes through a `FramedStream`'s queue. Lives on the
+/// event loop's thread only.
+///
+/// Backpressure: when more than `--max-write-queue-bytes` wait to be written (a client that
+/// sends but does not read), the transport stops reading until the queue drains below a
+/// quarter of that (its stream's watermarks); with one pending frame per session that bounds
+/// its memory.
+final class FramedTransport: EventHandler, SessionStream {
+    weak var handler: SessionHandler?
+    let peer: String
+    private let stream: FramedStream
+    private let loop: EventLoop
+    private let metrics: ServerMetrics
+    private let log: Log
+    private var closeAfterFlush = false
+    private var readingPaused = false
+    private var peerFinishedSending = false
+    private var isClosed = false
+
+    init(socket: Socket, peer: String, maxMessageBytes: Int, maxWriteQueueBytes: Int, server: Server) {
+        self.peer = peer
+        self.loop = server.loop
+        self.metrics = server.metrics
+        self.log = server.log
+        self.stream = FramedStream(
+            socket: socket, maxMessageBytes: maxMessageBytes,
+            watermarks: WriteWatermarks(high: maxWriteQueueBytes, low: maxWriteQueueBytes / 4))
+    }
+
+    var socket: Socket { stream.socket }
+    var queuedBytes: Int { stream.queuedBytes }
+    private var sessionID: String { handler?.sessionID ?? "" }
+
+    // MARK: Events from the loop
+
+    func handleEvents(readable: Bool, writable: Bool, hangup: Bool) {
+        if writable { flush() }
+        if readable && !isClosed && !readingPaused && !peerFinishedSending { readAvailable() }
+        // Both directions gone (EPOLLHUP/EPOLLERR): nobody is left to answer.
+        if hangup && !isClosed { abort(reason: "hang-up") }
+    }
+
+    func readArrived() {
+        if !isClosed && !readingPaused && !peerFinishedSending && !closeAfterFlush { readAvailable() }
+    }
+
+    private func readAvailable() {
+        // A bounded number of reads per wake-up keeps one busy client from starving the rest.
+        for _ in 0..<8 {
+            switch Result(catching: { () throws(LegibleError) -> FramedStream.ReadResult in try stream.readOnce() }) {
+            case .failure:
+                abort(reason: "read error")
+                return
+            case .success(.wouldBlock):
+                return
+            case .success(.endOfStream):
+                endOfInput()
+                return
+            case .success(.received(let count)):
+                metrics.bytes(received: count)
+                deliverMessages()
+                handler?.bytesArrived(inMessage: !stream.isAtMessageBoundary)
+                if isClosed || readingPaused || closeAfterFlush { return }
+            }
+        }
+    }
+
+    private func deliverMessages() {
+        while !isClosed && !closeAfterFlush, let handler {
+            let payload: [UInt8]
+            do throws(LegibleError) {
+                guard let next = try stream.nextMessage() else { return }
+                payload = next
+            } catch {
+                log(.info, "stream failed", ["session": sessionID, "code": error.code.name, "reason": error.message])
+                handler.failed(error)
+                return
+            }
+            do throws(LegibleError) {
+                handler.received(try ProtobufCodec.decodeClientMessage(payload))
+            } catch {
+                handler.failed(error)
+            }
+        }
+    }
+
+    /// The client finished sending: a half-close the handler may accept (answers still go
+    /// out), or the client gone.
+    private func endOfInput() {
+        peerFinishedSending = true
+        guard handler?.inputEnded(midMessage: !stream.isAtMessageBoundary) ?? false, !isClosed else { return }
+        loop.modify(socket.descriptor, readable: false, writable: stream.hasQueuedBytes)
+    }
+
+    // MARK: SessionStream
+
+    func write(_ message: ServerMessage) {
+        guard !isClosed else { return }
+        stream.enqueue(ProtobufCodec.encode(message))
+        flush()
+    }
+
+    func finish() {
+        guard !isClosed else { return }
+        closeAfterFlush = true
+        flush()
+    }
+
+    func discardQueuedWrites() { stream.discardQueue() }
+
+    func abort(reason: String) { close(reason: reason) }
+
+    // MARK: Writing
+
+    private func flush() {
+        guard !isClosed else { return }
+        do throws(LegibleError) {
+            let sent = try stream.flush()
+            if sent > 0 { metrics.bytes(sent: sent) }
+        } catch {
+            close(reason: "write error")
+            return
+        }
+        if !stream.hasQueuedBytes && closeAfterFlush {
+            // Everything is written: half-close so the client reads end of stream, then let go.
+            socket.shutdownWrite()
+            close(reason: "finished")
+            return
+        }
+        if readingPaused != stream.isBackedUp {
+            readingPaused = stream.isBackedUp
+            handler?.writeQueue(backedUp: readingPaused)
+        }
+        loop.modify(
+            socket.descriptor, readable: !readingPaused && !peerFinishedSending && !closeAfterFlush,
+            writable: stream.hasQueuedBytes)
+    }
+
+    private func close(reason: String) {
+        guard !isClosed else { return }
+        isClosed = true
+        loop.unregister(socket.descriptor)
+        // Bookkeeping (gauges, scheduler) before the descriptor goes, so that whoever sees the
+        // socket closed also sees the session gone from /metrics.
+        handler?.closed(reason: reason)
+        socket.close()
+    }
+}
