@@ -104,6 +104,10 @@ bench-vertical: release ## Generated columns of vertical Chinese and Japanese (s
 bench-scripts: release ## Scripts line by line: script identification, CER and ms per line's script (named, automatic, one combined engine) on generated two-script and one-script frames.
 	python3 bench/script_lines.py --legibled .build/release/legibled
 
+BEFORE ?= HEAD~1
+bench-compare: release ## legibled of BEFORE (a commit) against this tree's, side by side in alternating rounds: one stream, saturated, freshness (~8 min plus BEFORE's release build).
+	bench/compare.sh $(BEFORE)
+
 profile: release ## callgrind of 10 reads of a 720p frame: the server's own steps beside Tesseract (instructions).
 	bench/profile.sh
 

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Two legibled builds side by side in one run (make bench-compare BEFORE=<commit>): the
+overhead, throughput and freshness measures of make bench, each build in turn in every round,
+each round's order the reverse of the one before, so that the machine's other load falls on
+both alike. For "no regression" after a refactor: the ratios after / before are what counts.
+
+  one stream  both servers up, one session each, the same 720p JPEG to each in turn: median
+              end-to-end ms, and the median of the per-pair ratios
+  saturated   2 x cores sessions offered 4x capacity open loop: recognized frames/s
+  freshness   the same, distinct generated frames: result age p50 / p99 (ms)
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run as bench  # noqa: E402  (bench/run.py: servers, open-loop driver, frames)
+
+
+def measure(binary, frames, args):
+    """One round of one build: its own server, saturated and freshness."""
+    with bench.legibled(binary) as server:
+        sat = bench.saturated(server, args.offered, args.seconds, 2.0, {"recognize_unchanged": True})
+        fresh = bench.freshness(server, args.offered / 4, args.seconds, frames, {"recognize_unchanged": True})
+    return {"saturated_fps": sat["rate"], "p50_age_ms": fresh["p50_ms"], "p99_age_ms": fresh["p99_ms"],
+            "unanswered": sat["counts"].get("unanswered", 0) + fresh["counts"].get("unanswered", 0)}
+
+
+def one_stream_paired(builds, runs):
+    """Both builds' servers up at once, one session each, frames sent to each in turn (A, B,
+    B, A, ...): the one-stream latency of each, every pair under the same machine load. The
+    per-pair ratio's median is the overhead's change, free of the drift between rounds."""
+    data = open(bench.BENCH_FRAME, "rb").read()
+    names = list(builds)
+    servers = {name: bench.legibled(builds[name]) for name in names}
+    try:
+        streams = {name: servers[name].session(recognize_unchanged=True) for name in names}
+        times = {name: [] for name in names}
+        for i in range(3 + runs):
+            order = names if i % 2 == 0 else list(reversed(names))
+            for name in order:
+                started = bench.time.perf_counter()
+                streams[name].send(bench.frame_message(i + 1, data))
+                result = streams[name].receive().result
+                assert result.status == bench.pb.FRAME_STATUS_RECOGNIZED, result
+                if i >= 3:
+                    times[name].append((bench.time.perf_counter() - started) * 1000)
+        for name in names:
+            bench.end_session(streams[name], 3 + runs)
+    finally:
+        for server in servers.values():
+            server.stop()
+    ratios = [b / a for a, b in zip(times[names[0]], times[names[1]])]
+    return {name: statistics.median(times[name]) for name in names}, statistics.median(ratios)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--before", required=True, help="legibled of the earlier build")
+    p.add_argument("--after", required=True, help="legibled of the build to judge")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--runs", type=int, default=60, help="one-stream frames per build, paired")
+    p.add_argument("--seconds", type=float, default=12, help="seconds of each open-loop run")
+    p.add_argument("--offered", type=float, default=47.0,
+                   help="frames/s offered in all (make bench offers 4 x cores x the floor rate, ~47)")
+    p.add_argument("--json", help="write the raw numbers here")
+    a = p.parse_args()
+    seeds = [bench.cf.SEED + k for k in (0, 11, 23, 3, 5, 7, 13, 17)]  # make bench's freshness frames
+    generated = bench.generated_frames(seeds)
+    frames = [bench.jpeg_bytes(generated["latin/%d" % seed][0]) for seed in seeds]
+    builds = {"before": a.before, "after": a.after}
+    rows = {name: [] for name in builds}
+    for round_index in range(a.rounds):
+        order = list(builds) if round_index % 2 == 0 else list(reversed(builds))
+        for name in order:
+            row = measure(builds[name], frames, a)
+            rows[name].append(row)
+            bench.log("round %d %s: %s" % (round_index + 1, name, json.dumps(row)))
+    medians, pair_ratio = one_stream_paired(builds, a.runs)
+    bench.log("one stream, paired: %s, median per-pair ratio after/before %.3f" % (json.dumps(medians), pair_ratio))
+    summary = {"one_stream_ms": {"before": round(medians["before"], 2), "after": round(medians["after"], 2),
+                                 "after/before": round(pair_ratio, 3)}}
+    for key in ("saturated_fps", "p50_age_ms", "p99_age_ms"):
+        before = statistics.median(r[key] for r in rows["before"])
+        after = statistics.median(r[key] for r in rows["after"])
+        summary[key] = {"before": round(before, 2), "after": round(after, 2), "after/before": round(after / before, 3)}
+    print("| measure (one stream: %d pairs; the rest: median of %d rounds) | before | after | after / before |"
+          % (a.runs, a.rounds))
+    print("|---|---|---|---|")
+    for key, s in summary.items():
+        print("| %s | %.2f | %.2f | %.3f |" % (key, s["before"], s["after"], s["after/before"]))
+    print("unanswered frames: before %d, after %d" % (sum(r["unanswered"] for r in rows["before"]),
+                                                      sum(r["unanswered"] for r in rows["after"])))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"rows": rows, "summary": summary}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
