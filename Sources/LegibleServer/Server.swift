@@ -139,8 +139,9 @@ public final class Server {
         }
     }
 
-    /// Time since the server started: the clock of the scheduler and the sessions.
-    var now: Duration { clock.now - started }
+    /// Time since the server started: the clock of the scheduler and the sessions (the
+    /// configuration's, when it gives one).
+    var now: Duration { configuration.clock?() ?? clock.now - started }
 
     /// Serves on the calling thread until `shutdownTrigger.drain` is called, then drains:
     /// stops accepting, answers every frame received, sends each session its summary, and
@@ -430,7 +431,9 @@ public final class Server {
 
     // MARK: Time
 
-    private func tick() {
+    /// Once a second (the loop's timer): the scheduler's idle engines and too-old frames, and
+    /// every session's deadlines.
+    func tick() {
         let now = self.now
         perform(scheduler.tick(now: now))
         for connection in Array(connections.values) { connection.tick(now: now) }

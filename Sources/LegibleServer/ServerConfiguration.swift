@@ -44,6 +44,9 @@ public struct ServerConfiguration: Sendable {
     public var maxWriteQueueBytes: Int = 4 << 20
     /// A connection whose client has not read its results for this long is closed.
     public var writeStallSeconds: Int = 10
+    /// The server's clock, as time since it started, for the scheduler and the sessions'
+    /// deadlines; nil: the real one. Tests pass a manual clock and call `tick` themselves.
+    public var clock: (@Sendable () -> Duration)?
     /// Engines with custom words, without the dictionary or with several models, at once.
     public var maxCustomEngines: Int = 4
     /// Their estimated resident memory together, in MB.

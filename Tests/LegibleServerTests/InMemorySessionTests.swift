@@ -66,16 +66,21 @@ final class InMemoryStream: SessionStream, @unchecked Sendable {
     }
 }
 
-/// The server core with an in-memory transport and the calibration engine (a fixed answer
-/// after a fixed delay): latest-wins, exactly one answer per frame, max age, stalls, deadlines
-/// and draining — waiting on what the server writes, never on sleeps.
+/// The server core with an in-memory transport, the calibration engine (a fixed answer after a
+/// fixed delay) and, for the deadlines, a manual clock: latest-wins, exactly one answer per
+/// frame, max age, stalls, deadlines and draining — waiting on what the server writes, never
+/// on sleeps.
 @Suite("Server core over an in-memory transport")
 struct InMemorySessionTests {
     final class Running: @unchecked Sendable {
         let server: Server
         let stopped = DispatchSemaphore(value: 0)
+        /// The server's clock when `manualClock`; moved only by `advance`.
+        let clock = SharedManualClock()
 
-        init(delay: Duration, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+        init(delay: Duration, manualClock: Bool = false, configure: (inout ServerConfiguration) -> Void = { _ in })
+            throws
+        {
             var configuration = ServerConfiguration()
             configuration.listen = [
                 .unix(path: NSTemporaryDirectory() + "legible-core-test-\(UInt32.random(in: 0...UInt32.max)).sock")
@@ -85,6 +90,7 @@ struct InMemorySessionTests {
             configuration.recognizerFactory = { key, cancellation in
                 CalibrationRecognizer(key: key, delay: delay, cancellation: cancellation)
             }
+            if manualClock { configuration.clock = { [clock] in clock.now } }
             configure(&configuration)
             server = try Server(configuration: configuration)
             Thread.detachNewThread { [self] in
@@ -103,6 +109,12 @@ struct InMemorySessionTests {
         func send(_ messages: [ClientMessage], on stream: InMemoryStream) {
             server.onLoop { _ in for message in messages { stream.handler?.received(message) } }
         }
+
+        /// Moves the manual clock, on the loop (so after everything sent before it).
+        func advance(by duration: Duration) { server.onLoop { [clock] _ in clock.advance(by: duration) } }
+
+        /// Runs the server's once-a-second check now, on the loop (after everything before it).
+        func tick() { server.onLoop { $0.tick() } }
 
         func stop() {
             server.shutdownTrigger.drain(reason: "test")
@@ -178,19 +190,28 @@ struct InMemorySessionTests {
     }
 
     @Test func aClientThatStopsReadingIsClosed() throws {
-        let running = try Running(delay: .milliseconds(1)) { $0.writeStallSeconds = 1 }
+        let running = try Running(delay: .milliseconds(1), manualClock: true)
         defer { running.stop() }
         guard let stream = startedAndWarm(running) else { return }
         running.server.onLoop { _ in stream.handler?.writeQueue(backedUp: true) }
+        running.advance(by: .seconds(9))
+        running.tick()
+        // Under the 10 s stall nothing happens: the next thing written answers this ping.
+        running.send([.ping(nonce: 7)], on: stream)
+        #expect(stream.nextMessage() == .pong(nonce: 7))
+        running.advance(by: .seconds(1))
+        running.tick()
         guard case .error(let error) = stream.nextMessage(timeout: 10) else { return }
         #expect(error.code == LegibleError.Code.resourceExhausted.rawValue && error.fatal)
         #expect(stream.next(timeout: 10) == .ended("finished"))
     }
 
     @Test func aClientThatNeverStartsIsClosedAtTheFirstMessageDeadline() throws {
-        let running = try Running(delay: .milliseconds(1)) { $0.firstMessageSeconds = 1 }
+        let running = try Running(delay: .milliseconds(1), manualClock: true)
         defer { running.stop() }
         let stream = running.open()
+        running.advance(by: .seconds(10))
+        running.tick()
         guard case .error(let error) = stream.nextMessage(timeout: 10) else { return }
         #expect(error.code == LegibleError.Code.deadlineExceeded.rawValue)
         #expect(stream.next(timeout: 10) == .ended("finished"))
