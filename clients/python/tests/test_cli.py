@@ -355,7 +355,10 @@ def test_stream_reconnects_after_a_server_restart(frames_dir, tmp_path):
     address = f"unix:{tmp_path}/r.sock"
     first = start_legibled(address, subprocess.DEVNULL)
     second_log = open(tmp_path / "second.log", "w+")
-    client = subprocess.Popen([LEGIBLE, "stream", "--server", address, "--fps", "10", "--loop", "--duration", "4",
+    # 7 s: the server is away ~1.5 s (drain, 0.5 s, start); the client's backoff (100 ms doubling,
+    # waits from the upper half of each step) may next try up to 3.1 s after the loss, which a
+    # 4 s stream sometimes did not reach.
+    client = subprocess.Popen([LEGIBLE, "stream", "--server", address, "--fps", "10", "--loop", "--duration", "7",
                                "--quiet", frames_dir], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     second = None
     try:
