@@ -150,6 +150,11 @@ let package = Package(
         .testTarget(
             name: "LegibleWireTests", dependencies: ["LegibleWire", "LegibleWireProtobuf"], swiftSettings: strict),
         .testTarget(name: "LegibleLoadTests", dependencies: ["LegibleLoadCore"], swiftSettings: strict),
+        .testTarget(name: "LegibleMetricsTests", dependencies: ["LegibleMetrics"], swiftSettings: strict),
+        .testTarget(
+            name: "LegibleClientTests",
+            dependencies: ["LegibleClient", "LegibleSockets", "LegibleWire", "LegibleWireProtobuf", "LegibleCore"],
+            swiftSettings: strict),
         .testTarget(
             name: "LegibleSocketsTests", dependencies: ["LegibleSockets", "LegibleCore", "LegibleWire"], swiftSettings: strict),
         .testTarget(name: "LegibleCommandLineTests", dependencies: ["LegibleCommandLine"], swiftSettings: strict),
