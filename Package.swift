@@ -151,6 +151,7 @@ let package = Package(
             name: "LegibleWireTests", dependencies: ["LegibleWire", "LegibleWireProtobuf"], swiftSettings: strict),
         .testTarget(name: "LegibleLoadTests", dependencies: ["LegibleLoadCore"], swiftSettings: strict),
         .testTarget(name: "LegibleMetricsTests", dependencies: ["LegibleMetrics"], swiftSettings: strict),
+        .testTarget(name: "LegibleEngineTests", dependencies: ["LegibleEngine", "LegibleCore"], swiftSettings: strict),
         .testTarget(
             name: "LegibleClientTests",
             dependencies: ["LegibleClient", "LegibleSockets", "LegibleWire", "LegibleWireProtobuf", "LegibleCore"],

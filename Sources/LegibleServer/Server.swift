@@ -5,7 +5,6 @@ internal import LegibleDetection
 internal import LegibleEngine
 internal import LegibleSessions
 internal import LegibleSockets
-internal import LegibleTesseract
 internal import LegibleWire
 internal import LegibleWireProtobuf
 internal import Synchronization
@@ -84,21 +83,9 @@ public final class Server {
         self.deadlines = ClientDeadlines(
             firstMessage: .seconds(configuration.firstMessageSeconds), message: .seconds(configuration.messageSeconds),
             idle: .seconds(configuration.idleSeconds), writeStall: .seconds(configuration.writeStallSeconds))
-        var candidates = Script.allCases.flatMap { script in
-            let (language, scriptModel) = ModelCatalog.models(of: script)
-            return [language, scriptModel, configuration.models.model(for: script)]
-        }
-        candidates += ["chi_tra", "HanT"]
-        let installed = TesseractModels.installed(candidates, in: configuration.tessdata)
-        installedModels = installed
-        availableScripts = Script.allCases.filter { installed.contains(configuration.models.model(for: $0)) }
-        let defaultModel = configuration.defaultKey.modelSpec
-        guard installed.contains(defaultModel) else {
-            throw LegibleError(
-                .failedPrecondition,
-                "the default script's model '\(defaultModel)' is not in \(configuration.tessdata): install the Debian "
-                    + "package \(ModelCatalog.debianPackage(for: defaultModel)) or pass --tessdata")
-        }
+        let inventory = try ModelInventory(tessdata: configuration.tessdata, models: configuration.models)
+        installedModels = inventory.installed
+        availableScripts = inventory.availableScripts
         scheduler = FrameScheduler(
             policy: PoolPolicy(
                 workers: configuration.workers, replicasPerScript: configuration.replicasPerScript,
@@ -109,9 +96,8 @@ public final class Server {
         log(
             .info, "models",
             [
-                "scripts": Script.allCases.filter { installed.contains(configuration.models.model(for: $0)) }
-                    .map(\.description).joined(separator: ","),
-                "installed": installed.sorted().joined(separator: ","),
+                "scripts": availableScripts.map(\.description).joined(separator: ","),
+                "installed": installedModels.sorted().joined(separator: ","),
             ])
         try bindListeners()
     }
