@@ -104,16 +104,13 @@ public final class Server {
 
     private func bindListeners() throws(LegibleError) {
         for address in configuration.listen {
-            if case .tcp(let host, _) = address, !ServerAddress.isLoopback(host: host) {
-                guard configuration.accessTokens.isRequired || configuration.allowUnauthenticatedRemote else {
-                    throw LegibleError(
-                        .failedPrecondition,
-                        "refusing to listen on \(address) without --auth-token-file: anyone who can reach it could use "
-                            + "this server; pass --allow-unauthenticated-remote to do it anyway")
-                }
-                if !configuration.accessTokens.isRequired {
-                    log(.warning, "listening on a non-loopback address without auth tokens", ["address": "\(address)"])
-                }
+            switch ExposurePolicy.listener(
+                address, tokensRequired: configuration.accessTokens.isRequired,
+                allowUnauthenticatedRemote: configuration.allowUnauthenticatedRemote)
+            {
+            case .allow: break
+            case .warn(let warning): log(.warning, warning, ["address": "\(address)"])
+            case .refuse(let error): throw error
             }
             let socket = try Socket.listen(on: address, mode: configuration.socketMode)
             if case .unix(let path) = address, let group = configuration.socketGroup {
@@ -149,6 +146,11 @@ public final class Server {
         }
         timer = try RepeatingTimer(loop: loop, interval: .seconds(1)) { [unowned self] in self.tick() }
         if let address = configuration.metricsAddress {
+            switch ExposurePolicy.metrics(address) {
+            case .allow: break
+            case .warn(let warning): log(.warning, warning, ["address": "\(address)"])
+            case .refuse(let error): throw error
+            }
             let endpoint = try MetricsEndpoint(address: address, state: health)
             metricsEndpoint = endpoint
             var shown = address

@@ -365,6 +365,20 @@ def test_a_non_loopback_listener_needs_tokens_or_an_explicit_flag(tmp_path):
         server.stop()
 
 
+def test_metrics_off_loopback_are_warned_about():
+    # /metrics has no auth: served on a non-loopback address, the log says so (on loopback, not).
+    server = Server("--metrics", f"tcp:0.0.0.0:{free_port()}")
+    quiet = Server("--metrics", f"tcp:127.0.0.1:{free_port()}")
+    try:
+        wait_for(lambda: "metrics on tcp:0.0.0.0" in server.read_log(), what="the metrics endpoint")
+        assert "serving /metrics on a non-loopback address" in server.read_log(), server.read_log()
+        wait_for(lambda: "metrics on tcp:127.0.0.1" in quiet.read_log(), what="the loopback metrics endpoint")
+        assert "non-loopback" not in quiet.read_log(), quiet.read_log()
+    finally:
+        server.stop()
+        quiet.stop()
+
+
 def test_error_messages_carry_no_paths(server):
     stream = started(server)
     stream.send(pb.ClientMessage(frame=pb.Frame(frame_id=1, image=build_image(pb.ENCODING_JPEG, b"\xff\xd8\xff garbage"))))
