@@ -49,7 +49,8 @@ public struct PipelineFactory: Sendable {
 
     public init(settings: Settings) {
         self.settings = settings
-        if let (model, maxSide) = settings.detector.map({ ($0.model, $0.maxSide) }) {
+        if let detector = settings.detector {
+            let (model, maxSide) = (detector.model, detector.maxSide)
             lineDetectors = LineDetectorPool { () throws(LegibleError) in
                 let detector = try TextDetector(modelPath: model, options: TextDetector.Options(maxSide: maxSide))
                 try detector.warmUp()

@@ -26,8 +26,9 @@ enum ExposurePolicy {
         return .warn("listening on a non-loopback address without auth tokens")
     }
 
-    static func metrics(_ address: ServerAddress) -> Decision {
-        guard case .tcp(let host, _) = address, !ServerAddress.isLoopback(host: host) else { return .allow }
-        return .warn("serving /metrics on a non-loopback address: anyone who can reach it reads the server's metrics")
+    /// What to log when /metrics is served at `address`; nil on loopback or a Unix socket.
+    static func metricsWarning(_ address: ServerAddress) -> String? {
+        guard case .tcp(let host, _) = address, !ServerAddress.isLoopback(host: host) else { return nil }
+        return "serving /metrics on a non-loopback address: anyone who can reach it reads the server's metrics"
     }
 }

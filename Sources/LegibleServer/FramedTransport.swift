@@ -13,7 +13,6 @@ internal import LegibleWireProtobuf
 /// its memory.
 final class FramedTransport: EventHandler, SessionStream {
     weak var handler: SessionHandler?
-    let peer: String
     private let stream: FramedStream
     private let loop: EventLoop
     private let metrics: ServerMetrics
@@ -23,8 +22,7 @@ final class FramedTransport: EventHandler, SessionStream {
     private var peerFinishedSending = false
     private var isClosed = false
 
-    init(socket: Socket, peer: String, maxMessageBytes: Int, maxWriteQueueBytes: Int, server: Server) {
-        self.peer = peer
+    init(socket: Socket, maxMessageBytes: Int, maxWriteQueueBytes: Int, server: Server) {
         self.loop = server.loop
         self.metrics = server.metrics
         self.log = server.log

@@ -146,10 +146,8 @@ public final class Server {
         }
         timer = try RepeatingTimer(loop: loop, interval: .seconds(1)) { [unowned self] in self.tick() }
         if let address = configuration.metricsAddress {
-            switch ExposurePolicy.metrics(address) {
-            case .allow: break
-            case .warn(let warning): log(.warning, warning, ["address": "\(address)"])
-            case .refuse(let error): throw error
+            if let warning = ExposurePolicy.metricsWarning(address) {
+                log(.warning, warning, ["address": "\(address)"])
             }
             let endpoint = try MetricsEndpoint(address: address, state: health)
             metricsEndpoint = endpoint
@@ -195,7 +193,7 @@ public final class Server {
                 continue
             }
             let transport = FramedTransport(
-                socket: socket, peer: "", maxMessageBytes: configuration.maxMessageBytes,
+                socket: socket, maxMessageBytes: configuration.maxMessageBytes,
                 maxWriteQueueBytes: configuration.maxWriteQueueBytes, server: self)
             do throws(LegibleError) {
                 try loop.register(socket.descriptor, handler: transport)
@@ -252,7 +250,7 @@ public final class Server {
         // that the engine is free for the others at once.
         let (_, inFlight) = scheduler.removeSession(connection.serial)
         if let inFlight { engines[inFlight.engine]?.cancellation.cancel(inFlight.serial) }
-        let summary = connection.session.summary
+        let summary = connection.summary
         log(
             .info, "session closed",
             [
@@ -366,7 +364,7 @@ public final class Server {
         let session = dispatch.session
         let waited = dispatch.waited
         // The session's previous frame has been answered by now: its scene is current.
-        let scene = connections[session]?.session.sceneSnapshot(now: now) ?? SceneSnapshot(now: now)
+        let scene = connections[session]?.sceneSnapshot(now: now) ?? SceneSnapshot(now: now)
         let context = FrameContext(
             serial: dispatch.serial,
             deadline: configuration.frameDeadlineMillis > 0 ? .milliseconds(configuration.frameDeadlineMillis) : nil,

@@ -9,7 +9,7 @@ internal import LegibleWire
 final class SessionHandler {
     let serial: UInt64
     private unowned let server: Server
-    private(set) var session: Session
+    private var session: Session
     let stream: any SessionStream
     private(set) var isClosed = false
     /// The session asked its stream to finish (its last message is queued).
@@ -25,6 +25,10 @@ final class SessionHandler {
     }
 
     var sessionID: String { session.sessionID }
+    var summary: SessionSummary { session.summary }
+
+    /// What an engine needs from this session's past for its next frame.
+    func sceneSnapshot(now: Duration) -> SceneSnapshot { session.sceneSnapshot(now: now) }
 
     // MARK: Events from the stream
 

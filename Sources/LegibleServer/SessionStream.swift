@@ -25,6 +25,4 @@ protocol SessionStream: AnyObject {
     func readArrived()
     /// Bytes queued and not yet sent (for logs).
     var queuedBytes: Int { get }
-    /// The peer, for logs ("" when unknown).
-    var peer: String { get }
 }

@@ -16,7 +16,6 @@ final class InMemoryStream: SessionStream, @unchecked Sendable {
     }
 
     weak var handler: SessionHandler?
-    let peer = "memory"
     var queuedBytes: Int { 0 }
     private let lock = NSLock()
     private var events: [Event] = []
@@ -66,73 +65,34 @@ final class InMemoryStream: SessionStream, @unchecked Sendable {
     }
 }
 
+extension RunningServer {
+    /// A new in-memory stream, adopted by the server on its loop.
+    func open() -> InMemoryStream {
+        let stream = InMemoryStream()
+        server.onLoop { $0.adopt(stream) }
+        return stream
+    }
+
+    /// Delivers `messages` to the stream's session, in order, on the loop.
+    func send(_ messages: [ClientMessage], on stream: InMemoryStream) {
+        server.onLoop { _ in for message in messages { stream.handler?.received(message) } }
+    }
+}
+
 /// The server core with an in-memory transport, the calibration engine (a fixed answer after a
 /// fixed delay) and, for the deadlines, a manual clock: latest-wins, exactly one answer per
 /// frame, max age, stalls, deadlines and draining — waiting on what the server writes, never
 /// on sleeps.
 @Suite("Server core over an in-memory transport")
 struct InMemorySessionTests {
-    final class Running: @unchecked Sendable {
-        let server: Server
-        let stopped = DispatchSemaphore(value: 0)
-        /// The server's clock when `manualClock`; moved only by `advance`.
-        let clock = SharedManualClock()
-
-        init(delay: Duration, manualClock: Bool = false, configure: (inout ServerConfiguration) -> Void = { _ in })
-            throws
-        {
-            var configuration = ServerConfiguration()
-            configuration.listen = [
-                .unix(path: NSTemporaryDirectory() + "legible-core-test-\(UInt32.random(in: 0...UInt32.max)).sock")
-            ]
-            configuration.workers = 1
-            configuration.logLevel = .error
-            configuration.recognizerFactory = { key, cancellation in
-                CalibrationRecognizer(key: key, delay: delay, cancellation: cancellation)
-            }
-            if manualClock { configuration.clock = { [clock] in clock.now } }
-            configure(&configuration)
-            server = try Server(configuration: configuration)
-            Thread.detachNewThread { [self] in
-                try? server.run()
-                stopped.signal()
-            }
-        }
-
-        /// A new stream, adopted by the server on its loop.
-        func open() -> InMemoryStream {
-            let stream = InMemoryStream()
-            server.onLoop { $0.adopt(stream) }
-            return stream
-        }
-
-        func send(_ messages: [ClientMessage], on stream: InMemoryStream) {
-            server.onLoop { _ in for message in messages { stream.handler?.received(message) } }
-        }
-
-        /// Moves the manual clock, on the loop (so after everything sent before it).
-        func advance(by duration: Duration) { server.onLoop { [clock] _ in clock.advance(by: duration) } }
-
-        /// Runs the server's once-a-second check now, on the loop (after everything before it).
-        func tick() { server.onLoop { $0.tick() } }
-
-        func stop() {
-            server.shutdownTrigger.drain(reason: "test")
-            #expect(stopped.wait(timeout: .now() + 30) == .success, "run() did not return")
-        }
-    }
-
     static func frame(_ id: UInt64) -> Frame {
-        Frame(
-            frameID: id, encoding: .known(.gray8),
-            data: [UInt8](repeating: UInt8(truncatingIfNeeded: 30 * id), count: 64 * 48),
-            width: 64, height: 48, stride: 64)
+        RunningServer.grayFrame(id, shade: UInt8(truncatingIfNeeded: 30 * id))
     }
 
     static let readEverything = StartSession(options: RecognitionOptions(recognizeUnchanged: true))
 
     /// Starts a session and reads frame 0, so that the engine is loaded and idle.
-    func startedAndWarm(_ running: Running, options: StartSession = readEverything) -> InMemoryStream? {
+    func startedAndWarm(_ running: RunningServer, options: StartSession = readEverything) -> InMemoryStream? {
         let stream = running.open()
         running.send([.start(options), .frame(Self.frame(0))], on: stream)
         guard case .started = stream.nextMessage(), case .result(let warm) = stream.nextMessage(),
@@ -166,7 +126,7 @@ struct InMemorySessionTests {
     }
 
     @Test func aBurstKeepsTheNewestFrameAndAnswersEachOnce() throws {
-        let running = try Running(delay: .milliseconds(200))
+        let running = try RunningServer(delay: .milliseconds(200))
         defer { running.stop() }
         guard let stream = startedAndWarm(running) else { return }
         // Five frames at once while the engine is idle: 1 goes to it, 2-4 each replace the
@@ -179,7 +139,7 @@ struct InMemorySessionTests {
     }
 
     @Test func aFrameThatWaitedPastItsMaxAgeIsDropped() throws {
-        let running = try Running(delay: .milliseconds(300))
+        let running = try RunningServer(delay: .milliseconds(300))
         defer { running.stop() }
         let options = StartSession(options: RecognitionOptions(maxFrameAgeMillis: 50, recognizeUnchanged: true))
         guard let stream = startedAndWarm(running, options: options) else { return }
@@ -190,7 +150,7 @@ struct InMemorySessionTests {
     }
 
     @Test func aClientThatStopsReadingIsClosed() throws {
-        let running = try Running(delay: .milliseconds(1), manualClock: true)
+        let running = try RunningServer(delay: .milliseconds(1), manualClock: true)
         defer { running.stop() }
         guard let stream = startedAndWarm(running) else { return }
         running.server.onLoop { _ in stream.handler?.writeQueue(backedUp: true) }
@@ -207,7 +167,7 @@ struct InMemorySessionTests {
     }
 
     @Test func aClientThatNeverStartsIsClosedAtTheFirstMessageDeadline() throws {
-        let running = try Running(delay: .milliseconds(1), manualClock: true)
+        let running = try RunningServer(delay: .milliseconds(1), manualClock: true)
         defer { running.stop() }
         let stream = running.open()
         running.advance(by: .seconds(10))
@@ -218,7 +178,7 @@ struct InMemorySessionTests {
     }
 
     @Test func drainAnswersEveryFrameThenEndsTheStream() throws {
-        let running = try Running(delay: .milliseconds(200))
+        let running = try RunningServer(delay: .milliseconds(200))
         guard let stream = startedAndWarm(running) else {
             running.stop()
             return

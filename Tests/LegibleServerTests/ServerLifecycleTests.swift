@@ -6,50 +6,18 @@ import LegibleTesting
 import LegibleWire
 import Testing
 
-/// The server as a library: started on a thread of the test, fed by a real client over a Unix
-/// socket, with the calibration engine (a fixed answer after a fixed delay) instead of
-/// Tesseract, and stopped by a call rather than a signal.
+/// The server as a library (`RunningServer`), fed by a real client over a Unix socket and
+/// stopped by a call rather than a signal.
 @Suite("Server lifecycle")
 struct ServerLifecycleTests {
-    /// A server running on its own thread; `stopped` is signalled when `run()` returns.
-    final class Running: @unchecked Sendable {
-        let server: Server
-        let address: ServerAddress
-        let stopped = DispatchSemaphore(value: 0)
-        private(set) var runError: LegibleError?
-
-        init(delay: Duration) throws {
-            let path = NSTemporaryDirectory() + "legible-server-test-\(UInt32.random(in: 0...UInt32.max)).sock"
-            address = .unix(path: path)
-            var configuration = ServerConfiguration()
-            configuration.listen = [address]
-            configuration.workers = 1
-            configuration.logLevel = .error
-            configuration.recognizerFactory = { key, cancellation in
-                CalibrationRecognizer(key: key, delay: delay, cancellation: cancellation)
-            }
-            server = try Server(configuration: configuration)
-            Thread.detachNewThread { [self] in
-                do throws(LegibleError) { try server.run() } catch { runError = error }
-                stopped.signal()
-            }
-        }
-    }
-
-    static func grayFrame(_ id: UInt64, shade: UInt8) -> Frame {
-        Frame(
-            frameID: id, encoding: .known(.gray8),
-            data: [UInt8](repeating: shade, count: 64 * 48), width: 64, height: 48, stride: 64)
-    }
-
     @Test func drainAnswersEveryFrameReceivedThenRunReturns() throws {
-        let running = try Running(delay: .milliseconds(50))
+        let running = try RunningServer(delay: .milliseconds(50))
         let client = try ClientConnection(addresses: [running.address])
         _ = try client.startSession(StartSession(clientName: "server-tests"))
         // Frames of different shades (no "unchanged" skips), sent faster than the engine
         // reads them: the stale ones are dropped, each answered once.
         let ids: [UInt64] = [1, 2, 3, 4, 5]
-        for id in ids { try client.send(.frame(Self.grayFrame(id, shade: UInt8(40 * id)))) }
+        for id in ids { try client.send(.frame(RunningServer.grayFrame(id, shade: UInt8(40 * id)))) }
         // Wait on an event (the first answer), not on time, before asking the server to drain.
         var answered: [UInt64: FrameStatus] = [:]
         var summary: SessionSummary?
@@ -76,7 +44,7 @@ struct ServerLifecycleTests {
     }
 
     @Test func aSecondDrainDoesNothing() throws {
-        let running = try Running(delay: .milliseconds(1))
+        let running = try RunningServer(delay: .milliseconds(1))
         running.server.shutdownTrigger.drain(reason: "first")
         running.server.shutdownTrigger.drain(reason: "second")
         #expect(running.stopped.wait(timeout: .now() + 30) == .success)
