@@ -83,7 +83,7 @@ let package = Package(
             name: "LegibleEngine",
             dependencies: [
                 "LegibleCore", "LegibleWire", "LegibleSessions", "LegibleImaging", "LegibleTesseract",
-                "LegibleDetection", "LegibleReading", "LegibleEntities",
+                "LegibleDetection", "LegibleReading", "LegibleEntities", "LegibleSockets",
             ],
             swiftSettings: strict),
 
@@ -136,8 +136,11 @@ let package = Package(
             ],
             path: "bench/legible-detect", swiftSettings: strict),
 
-        // Fakes for tests: manual clock, simulated engine pool.
-        .target(name: "LegibleTesting", dependencies: ["LegibleCore", "LegibleSessions"], swiftSettings: strict),
+        // The fakes tests share: manual clocks, the calibration recognizer, a simulated pool, and
+        // the in-memory transport the server core's tests drive sessions through.
+        .target(
+            name: "LegibleTesting", dependencies: ["LegibleCore", "LegibleSessions", "LegibleServer", "LegibleWire"],
+            swiftSettings: strict),
         // What each fuzz target does with its input; the fuzz executables and the regression
         // tests of what they found share it, so a crash input replays through the same path.
         .target(

@@ -9,18 +9,20 @@ internal import LegibleWire
 internal import LegibleWireProtobuf
 internal import Synchronization
 
-/// The server: listeners and connections on one event loop, engines on threads of their own,
-/// and the scheduler between them.
+/// The server: listeners and connections on one event loop, admission, and the wiring between
+/// session streams, their sessions and the engine pool (whose engines run on threads of their
+/// own).
 ///
 /// ```
-///  socket ─▶ FramedTransport ─▶ SessionHandler ─▶ Session ─▶ Server.submit ─▶ FrameScheduler ─▶ EngineThread
-///    ▲        (a SessionStream)       ▲                                                          │
-///    └── stream.write ◀── Session ◀───┴── SessionHandler ◀── Server.completed ◀── loop.execute ◀─┘
+///  socket ─▶ FramedTransport ─▶ SessionHandler ─▶ Session ─▶ EnginePool ─▶ FrameScheduler ─▶ EngineThread
+///    ▲        (a SessionStream)       ▲                                                        │
+///    └── stream.write ◀── Session ◀───┴── SessionHandler ◀── Server (routes) ◀── EnginePool ◀──┘
 /// ```
 public final class Server {
     let configuration: ServerConfiguration
-    /// Makes each engine's pipeline (recognizers, shared line detectors) on its thread.
-    private let pipelines: PipelineFactory
+    /// Whether the engines read detected lines (then a session of several scripts reads each
+    /// line with its script's engine).
+    private let readsLines: Bool
     let loop: EventLoop
     let log: Log
     let metrics = ServerMetrics()
@@ -30,8 +32,10 @@ public final class Server {
     /// Every open session stream, by serial.
     private var connections: [UInt64: SessionHandler] = [:]
     private var nextSerial: UInt64 = 0
-    private var scheduler: FrameScheduler<UInt64, Job>
-    private var engines: [EngineID: Engine] = [:]
+    /// The engines and the scheduler that gives them frames.
+    private let engines: EnginePool
+    /// Routes the engines' answers to their sessions (the pool's delegate).
+    private let engineAnswers: EngineAnswers
     private var timer: RepeatingTimer?
     private var draining = false
     private var admittedSessions = 0
@@ -39,27 +43,11 @@ public final class Server {
     private(set) var refusedConnections: UInt64 = 0
     private let installedModels: Set<String>
     private let availableScripts: [Script]
-    private let clock = ContinuousClock()
-    private let started: ContinuousClock.Instant
+    /// Time since the server started (or the configuration's clock): the clock of the
+    /// scheduler and the sessions.
+    private let elapsed: () -> Duration
     /// The client deadlines every session keeps.
     private let deadlines: ClientDeadlines
-
-    /// A frame on its way to an engine.
-    struct Job: Sendable {
-        var frame: Frame
-        var settings: SessionSettings
-        /// When it was read off its stream (server time): its Timing starts there.
-        var received: Duration
-        /// The frame partly read by another script's engine (read script by script).
-        var handOff: LineHandOff?
-    }
-
-    /// One engine of the pool: its thread (with the pipeline on it) and its cancel signal.
-    private struct Engine {
-        var thread: EngineThread<FramePipeline>
-        var cancellation: RecognitionCancellation
-        var loadStarted: ContinuousClock.Instant
-    }
 
     /// Checks the models and binds every listener; throws what stops the server from starting.
     ///
@@ -68,7 +56,7 @@ public final class Server {
     /// `shutdownTrigger.drain`).
     public init(configuration: ServerConfiguration) throws(LegibleError) {
         self.configuration = configuration
-        self.pipelines = PipelineFactory(
+        let pipelines = PipelineFactory(
             settings: PipelineFactory.Settings(
                 tessdata: configuration.tessdata, maxPixels: configuration.maxPixels,
                 detector: configuration.detector == .ppOCRv4
@@ -76,29 +64,38 @@ public final class Server {
                 minimumLineConfidence: configuration.minimumLineConfidence, ppOCRScripts: configuration.ppOCRScripts,
                 recognitionModel: configuration.recognitionModel, secondOpinionBelow: configuration.secondOpinionBelow,
                 recognizerFactory: configuration.recognizerFactory))
+        readsLines = pipelines.readsLines
         self.log = Log(minimum: configuration.logLevel, format: configuration.logFormat)
         self.health = HealthState(metrics: metrics.registry)
         self.loop = try EventLoop()
-        self.started = clock.now
+        let started = ContinuousClock.now
+        let elapsed = configuration.clock ?? { ContinuousClock.now - started }
+        self.elapsed = elapsed
         self.deadlines = ClientDeadlines(
             firstMessage: .seconds(configuration.firstMessageSeconds), message: .seconds(configuration.messageSeconds),
             idle: .seconds(configuration.idleSeconds), writeStall: .seconds(configuration.writeStallSeconds))
         let inventory = try ModelInventory(tessdata: configuration.tessdata, models: configuration.models)
         installedModels = inventory.installed
         availableScripts = inventory.availableScripts
-        scheduler = FrameScheduler(
+        engines = EnginePool(
+            pipelines: pipelines,
             policy: PoolPolicy(
                 workers: configuration.workers, replicasPerScript: configuration.replicasPerScript,
                 idleTimeout: configuration.engineIdleSeconds > 0 ? .seconds(configuration.engineIdleSeconds) : nil,
                 keepLoaded: [configuration.defaultKey], maxCustomEngines: configuration.maxCustomEngines,
                 customEngineMegabytes: configuration.customEngineMegabytes),
-            megabytes: { key in key.models.reduce(0) { $0 + ModelCatalog.residentMegabytes($1) } })
+            frameDeadline: configuration.frameDeadlineMillis > 0
+                ? .milliseconds(configuration.frameDeadlineMillis) : nil,
+            loop: loop, now: elapsed)
         log(
             .info, "models",
             [
                 "scripts": availableScripts.map(\.description).joined(separator: ","),
                 "installed": installedModels.sorted().joined(separator: ","),
             ])
+        engineAnswers = EngineAnswers()
+        engineAnswers.server = self
+        engines.delegate = engineAnswers
         try bindListeners()
     }
 
@@ -124,7 +121,7 @@ public final class Server {
 
     /// Time since the server started: the clock of the scheduler and the sessions (the
     /// configuration's, when it gives one).
-    var now: Duration { configuration.clock?() ?? clock.now - started }
+    var now: Duration { elapsed() }
 
     /// Serves on the calling thread until `shutdownTrigger.drain` is called, then drains:
     /// stops accepting, answers every frame received, sends each session its summary, and
@@ -133,8 +130,7 @@ public final class Server {
         try startServing()
         loop.run()
         timer?.cancel()
-        for id in scheduler.unloadAll() { engines.removeValue(forKey: id)?.thread.stop() }
-        for engine in engines.values { engine.thread.stop() }
+        engines.stopAll()
         log(.info, "stopped")
     }
 
@@ -155,14 +151,11 @@ public final class Server {
             if case .tcp(let host, _) = address { shown = .tcp(host: host, port: endpoint.port) }
             log(.info, "metrics on \(shown)")
         }
-        metrics.pool(scheduler.pool)
+        metrics.pool(engines.state)
         // The default script's engine loads as soon as the loop runs, on its own thread;
         // frames wait for it.
         let server = UnsafeTransfer(self)
-        loop.execute {
-            server.value.perform(
-                server.value.scheduler.preload(server.value.configuration.defaultKey, now: server.value.now))
-        }
+        loop.execute { server.value.engines.preload(server.value.configuration.defaultKey) }
     }
 
     // MARK: Connections
@@ -209,7 +202,7 @@ public final class Server {
     /// Starts a session on `stream`, a new stream of any transport: from now on it reports
     /// to the session's handler. On the loop thread.
     @discardableResult
-    func adopt(_ stream: any SessionStream) -> SessionHandler {
+    public func adopt(_ stream: any SessionStream) -> SessionHandler {
         nextSerial += 1
         var session = SessionConfiguration(
             sessionID: Server.makeSessionID(serial: nextSerial), serverVersion: ServerConfiguration.version,
@@ -220,7 +213,7 @@ public final class Server {
                 frameDeadlineMillis: UInt32(clamping: configuration.frameDeadlineMillis)),
             availableScripts: availableScripts, models: configuration.models, installedModels: installedModels,
             engines: engineInfo(), accessTokens: configuration.accessTokens)
-        session.readsLinesByScript = pipelines.readsLines && configuration.readsLinesByScript
+        session.readsLinesByScript = readsLines && configuration.readsLinesByScript
         let handler = SessionHandler(
             serial: nextSerial, session: Session(configuration: session, deadlines: deadlines, connectedAt: now),
             stream: stream, server: self)
@@ -238,18 +231,18 @@ public final class Server {
             let key = EngineKey(models: [model])
             return EngineInfo(
                 script: script, model: model, replicas: UInt32(configuration.replicasPerScript),
-                loaded: UInt32(scheduler.loadedCount(of: key)))
+                loaded: UInt32(engines.loadedCount(of: key)))
         }
     }
+
+    /// The handler of the open session stream `serial`.
+    func handler(of serial: UInt64) -> SessionHandler? { connections[serial] }
 
     /// A session's stream closed (the handler has let the session go).
     func sessionClosed(_ connection: SessionHandler) {
         connections[connection.serial] = nil
         metrics.sessions(admittedSessions, connections: connections.count)
-        // Its pending frame has nobody to answer to; its recognition in flight is stopped so
-        // that the engine is free for the others at once.
-        let (_, inFlight) = scheduler.removeSession(connection.serial)
-        if let inFlight { engines[inFlight.engine]?.cancellation.cancel(inFlight.serial) }
+        engines.removeSession(connection.serial)
         let summary = connection.summary
         log(
             .info, "session closed",
@@ -281,138 +274,15 @@ public final class Server {
     }
 
     func register(_ connection: SessionHandler, settings: SessionSettings) {
-        perform(scheduler.addSession(connection.serial, key: settings.engineKey, now: now))
+        engines.addSession(connection.serial, key: settings.engineKey)
     }
 
     func update(_ connection: SessionHandler, settings: SessionSettings) {
-        perform(scheduler.changeKey(of: connection.serial, to: settings.engineKey, now: now))
+        engines.changeKey(of: connection.serial, to: settings.engineKey)
     }
-
-    // MARK: Frames
 
     func submit(_ frame: Frame, settings: SessionSettings, arrivedAt: Duration, from connection: SessionHandler) {
-        let job = Job(frame: frame, settings: settings, received: arrivedAt)
-        let outcome = scheduler.submit(job, for: connection.serial, maxAge: settings.maxFrameAge, now: now)
-        if let displaced = outcome.displaced {
-            // Replaced by a newer frame before an engine was free: answered at once, never decoded.
-            connection.dropped(displaced.frame, reason: .replaced, timing: dropTiming(displaced))
-        }
-        perform(outcome.actions)
-    }
-
-    private func dropTiming(_ job: Job) -> Timing {
-        Timing(clientTimestampMicros: job.frame.clientTimestampMicros, totalMicros: (now - job.received).micros)
-    }
-
-    /// Carries out what the scheduler decided, in its order.
-    private func perform(_ actions: FrameScheduler<UInt64, Job>.Actions) {
-        for id in actions.unload {
-            engines.removeValue(forKey: id)?.thread.requestStop()
-            log(.info, "engine unloaded", ["engine": id.description])
-        }
-        for id in actions.load { startEngine(id) }
-        for (session, job) in actions.expired {
-            connections[session]?.dropped(job.frame, reason: .tooOld, timing: dropTiming(job))
-        }
-        for (session, job, error) in actions.failed {
-            connections[session]?.engineAnswered(
-                .failed(error), frame: job.frame, settings: job.settings,
-                timing: Timing(clientTimestampMicros: job.frame.clientTimestampMicros))
-        }
-        for dispatch in actions.dispatches { start(dispatch) }
-        if !actions.load.isEmpty || !actions.unload.isEmpty || !actions.dispatches.isEmpty {
-            metrics.pool(scheduler.pool)
-        }
-    }
-
-    /// Loads an engine on a thread of its own; the loop hears when it is ready.
-    private func startEngine(_ id: EngineID) {
-        let pipelines = pipelines
-        let cancellation = RecognitionCancellation()
-        let server = LoopBound(self, loop: loop)
-        let thread = EngineThread<FramePipeline>(
-            name: "engine-\(id)",
-            makeProcessor: { () throws -> FramePipeline in
-                try pipelines.makePipeline(for: id.key, cancellation: cancellation)
-            },
-            onStart: { [loop] error in
-                let failure = error.map { ($0 as? LegibleError) ?? LegibleError(.internal, "engine did not start") }
-                loop.execute { server.value.engineStarted(id, failure: failure) }
-            })
-        engines[id] = Engine(thread: thread, cancellation: cancellation, loadStarted: clock.now)
-        log(.debug, "engine loading", ["engine": id.description])
-    }
-
-    private func engineStarted(_ id: EngineID, failure: LegibleError?) {
-        guard let engine = engines[id] else { return }
-        if let failure {
-            engines[id] = nil
-            log(.error, "engine failed to load", ["engine": id.description, "reason": failure.message])
-            perform(scheduler.engineFailed(id, error: failure, now: now))
-            return
-        }
-        let milliseconds = Int((clock.now - engine.loadStarted).micros / 1000)
-        log(.info, "engine loaded", ["engine": id.description, "ms": String(milliseconds)])
-        if id.key == configuration.defaultKey && !draining { health.ready.store(true, ordering: .releasing) }
-        perform(scheduler.engineLoaded(id, now: now))
-        metrics.pool(scheduler.pool)
-    }
-
-    private func start(_ dispatch: FrameScheduler<UInt64, Job>.Dispatch) {
-        let job = dispatch.job
-        let engineID = dispatch.engine
-        let session = dispatch.session
-        let waited = dispatch.waited
-        // The session's previous frame has been answered by now: its scene is current.
-        let scene = connections[session]?.sceneSnapshot(now: now) ?? SceneSnapshot(now: now)
-        let context = FrameContext(
-            serial: dispatch.serial,
-            deadline: configuration.frameDeadlineMillis > 0 ? .milliseconds(configuration.frameDeadlineMillis) : nil,
-            scene: scene)
-        let server = LoopBound(self, loop: loop)
-        engines[engineID]!.thread.run { [loop] pipeline in
-            let outcome =
-                if let handOff = job.handOff {
-                    pipeline.continueReading(handOff, settings: job.settings, context: context)
-                } else {
-                    pipeline.process(job.frame, settings: job.settings, context: context)
-                }
-            loop.execute {
-                server.value.completed(engine: engineID, session: session, job: job, waited: waited, outcome: outcome)
-            }
-        }
-    }
-
-    private func completed(engine: EngineID, session: UInt64, job: Job, waited: Duration, outcome: FrameOutcome) {
-        if case .handedOff(let handOff, let key) = outcome, connections[session] != nil {
-            var rest = job
-            rest.handOff = handOff
-            perform(scheduler.handOff(engine: engine, job: rest, to: key, now: now))
-            metrics.pool(scheduler.pool)
-            return
-        }
-        if let connection = connections[session] {
-            let timing = Timing(
-                clientTimestampMicros: job.frame.clientTimestampMicros, queueMicros: waited.micros,
-                totalMicros: (now - job.received).micros)
-            let answer: EngineAnswer
-            switch outcome {
-            case .recognized(let recognition):
-                metrics.decoded(job.frame.encoding?.known, micros: recognition.decodeMicros)
-                answer = .recognized(recognition)
-            case .skipped(let skip):
-                metrics.decoded(job.frame.encoding?.known, micros: skip.decodeMicros)
-                answer = .skipped(skip)
-            case .handedOff:
-                preconditionFailure("a handed-off frame is passed on above")
-            case .failed(let error):
-                log(.debug, "frame failed", ["session": connection.sessionID, "reason": error.message])
-                answer = .failed(error)
-            }
-            connection.engineAnswered(answer, frame: job.frame, settings: job.settings, timing: timing)
-        }
-        perform(scheduler.completed(engine: engine, now: now))
-        metrics.pool(scheduler.pool)
+        engines.submit(frame, settings: settings, arrivedAt: arrivedAt, session: connection.serial)
     }
 
     // MARK: Time
@@ -421,13 +291,13 @@ public final class Server {
     /// every session's deadlines.
     func tick() {
         let now = self.now
-        perform(scheduler.tick(now: now))
+        engines.tick()
         for connection in Array(connections.values) { connection.tick(now: now) }
     }
 
     /// Runs `body` on the loop thread with the server, from any thread (the in-memory
     /// transport of the tests opens and feeds its streams this way).
-    func onLoop(_ body: @escaping @Sendable (Server) -> Void) {
+    public func onLoop(_ body: @escaping @Sendable (Server) -> Void) {
         let server = UnsafeTransfer(self)
         loop.execute { body(server.value) }
     }
@@ -463,6 +333,59 @@ public final class Server {
         let random = UInt32.random(in: 0...UInt32.max)
         return "s\(serial)-" + String(random, radix: 16)
     }
+}
+
+// MARK: - The engines' answers
+
+extension Server {
+    fileprivate func engineAnswered(
+        _ answer: EngineAnswer, session: UInt64, frame: Frame, settings: SessionSettings, timing: Timing
+    ) {
+        guard let connection = connections[session] else { return }
+        switch answer {
+        case .recognized(let recognition): metrics.decoded(frame.encoding?.known, micros: recognition.decodeMicros)
+        case .skipped(let skip): metrics.decoded(frame.encoding?.known, micros: skip.decodeMicros)
+        case .failed(let error):
+            log(.debug, "frame failed", ["session": connection.sessionID, "reason": error.message])
+        }
+        connection.engineAnswered(answer, frame: frame, settings: settings, timing: timing)
+    }
+
+    fileprivate func engineEvent(_ event: EnginePool.Event) {
+        switch event {
+        case .loading(let id): log(.debug, "engine loading", ["engine": id.description])
+        case .loaded(let id, let milliseconds):
+            log(.info, "engine loaded", ["engine": id.description, "ms": String(milliseconds)])
+            if id.key == configuration.defaultKey && !draining { health.ready.store(true, ordering: .releasing) }
+        case .failedToLoad(let id, let error):
+            log(.error, "engine failed to load", ["engine": id.description, "reason": error.message])
+        case .unloaded(let id): log(.info, "engine unloaded", ["engine": id.description])
+        case .changed(let state): metrics.pool(state)
+        }
+    }
+}
+
+/// Hears the engine pool for the server (whose public type cannot conform to the engine
+/// module's protocol): answers and drops go to their session's handler, engine events to the
+/// log, the metrics and readiness. On the loop thread.
+private final class EngineAnswers: EnginePoolDelegate {
+    unowned var server: Server!
+
+    func enginePool(
+        answered answer: EngineAnswer, session: UInt64, frame: Frame, settings: SessionSettings, timing: Timing
+    ) {
+        server.engineAnswered(answer, session: session, frame: frame, settings: settings, timing: timing)
+    }
+
+    func enginePool(dropped frame: Frame, session: UInt64, reason: Session.DropReason, timing: Timing) {
+        server.handler(of: session)?.dropped(frame, reason: reason, timing: timing)
+    }
+
+    func enginePool(sceneOf session: UInt64, now: Duration) -> SceneSnapshot? {
+        server.handler(of: session)?.sceneSnapshot(now: now)
+    }
+
+    func enginePool(_ event: EnginePool.Event) { server.engineEvent(event) }
 }
 
 /// Starts a server's graceful shutdown from any thread: the drain itself runs on the

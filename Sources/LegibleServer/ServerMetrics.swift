@@ -1,4 +1,5 @@
 internal import LegibleCore
+internal import LegibleEngine
 internal import LegibleMetrics
 internal import LegibleSessions
 internal import LegibleWire
@@ -93,7 +94,7 @@ struct ServerMetrics {
     }
 
     /// The pool's loaded and busy engines per script (every script listed, 0 when none).
-    func pool(_ engines: [EngineID: FrameScheduler<UInt64, Server.Job>.EngineState]) {
+    func pool(_ engines: [EngineID: EnginePool.EngineState]) {
         var loaded: [Script: Int] = [:]
         var busy: [Script: Int] = [:]
         for (id, state) in engines {

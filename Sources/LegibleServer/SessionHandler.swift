@@ -1,12 +1,12 @@
-internal import LegibleCore
+public import LegibleCore
 internal import LegibleSessions
-internal import LegibleWire
+public import LegibleWire
 
 /// The server core's side of one session: holds its `Session`, hears what its stream
 /// delivers, and carries out what the session decides — writes and closes through the
 /// stream, admission, submissions and updates through the server. Knows nothing of how the
 /// stream's bytes travel (`SessionStream`). Lives on the event loop's thread only.
-final class SessionHandler {
+public final class SessionHandler {
     let serial: UInt64
     private unowned let server: Server
     private var session: Session
@@ -24,7 +24,7 @@ final class SessionHandler {
         self.server = server
     }
 
-    var sessionID: String { session.sessionID }
+    public var sessionID: String { session.sessionID }
     var summary: SessionSummary { session.summary }
 
     /// What an engine needs from this session's past for its next frame.
@@ -33,28 +33,28 @@ final class SessionHandler {
     // MARK: Events from the stream
 
     /// A whole message arrived and decoded.
-    func received(_ message: ClientMessage) {
+    public func received(_ message: ClientMessage) {
         guard !isClosed, !finishing else { return }
         if case .frame = message { server.metrics.frameReceived(script: session.mainScript) }
         perform(session.received(message, now: server.now))
     }
 
     /// What arrived cannot be read (bad framing, a message that does not decode).
-    func failed(_ error: LegibleError) {
+    public func failed(_ error: LegibleError) {
         guard !isClosed else { return }
         perform(session.streamFailed(error))
     }
 
     /// Bytes arrived; `inMessage`: a message is begun and not yet whole (its deadline runs).
-    func bytesArrived(inMessage: Bool) { session.bytesArrived(inMessage: inMessage, now: server.now) }
+    public func bytesArrived(inMessage: Bool) { session.bytesArrived(inMessage: inMessage, now: server.now) }
 
     /// The stream's write queue went over its high watermark, or back under its low one.
-    func writeQueue(backedUp: Bool) { session.writeQueue(backedUp: backedUp, now: server.now) }
+    public func writeQueue(backedUp: Bool) { session.writeQueue(backedUp: backedUp, now: server.now) }
 
     /// The client finished sending. After EndSession (or while the session's last message
     /// goes out) that is a half-close and the answers still go out: returns true, keep
     /// writing. Before it, the client has gone away: the stream is aborted.
-    func inputEnded(midMessage: Bool) -> Bool {
+    public func inputEnded(midMessage: Bool) -> Bool {
         if case .draining = session.state { return true }
         if finishing { return true }
         if midMessage { server.log(.info, "client disconnected mid-message", ["session": sessionID]) }
@@ -64,7 +64,7 @@ final class SessionHandler {
 
     /// The stream is closed (finished, aborted, or lost): nothing more can be sent; the
     /// session's pending frame is forgotten and a recognition in flight finishes for nobody.
-    func closed(reason: String) {
+    public func closed(reason: String) {
         guard !isClosed else { return }
         isClosed = true
         server.log(.debug, "stream closed", ["session": sessionID, "reason": reason])

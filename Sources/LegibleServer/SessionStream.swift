@@ -1,5 +1,4 @@
-internal import LegibleCore
-internal import LegibleWire
+public import LegibleWire
 
 /// The transport seam: one session's stream of messages, as the server core sees it — whether
 /// the bytes arrive as the framed protocol over a socket (`FramedTransport`), an HTTP/2
@@ -9,7 +8,7 @@ internal import LegibleWire
 /// The stream decodes what arrives and reports it to its `SessionHandler` (`received`,
 /// `failed`, `bytesArrived`, `inputEnded`, `writeQueue(backedUp:)`, `closed`); the handler
 /// writes through it. The stream owns its write queue and its bounds.
-protocol SessionStream: AnyObject {
+public protocol SessionStream: AnyObject {
     /// Where the stream reports what arrives; set once, by the server, before the first event.
     var handler: SessionHandler? { get set }
     /// Queues `message` and sends what the peer takes now.

@@ -171,6 +171,9 @@ public struct FrameScheduler<Session: Hashable, Job> {
         engines.filter { $0.key.key == key && $0.value != .loading }.count
     }
 
+    /// True while the session is registered (added and not yet removed).
+    public func hasSession(_ session: Session) -> Bool { sessions[session] != nil }
+
     /// True when the session has a job pending or in flight.
     public func isBusy(_ session: Session) -> Bool {
         guard let state = sessions[session] else { return false }

@@ -1,4 +1,4 @@
-import Foundation
+import Dispatch
 import LegibleCore
 import LegibleTesting
 import LegibleWire
@@ -6,57 +6,10 @@ import Testing
 
 @testable import LegibleServer
 
-/// A `SessionStream` in memory: what the server writes is recorded for the test to take, and
-/// the test's messages reach the session's handler on the loop thread. No socket, no bytes.
-final class InMemoryStream: SessionStream, @unchecked Sendable {
-    enum Event: Equatable {
-        case message(ServerMessage)
-        /// The server closed the stream ("finished" after its last message, or why it aborted).
-        case ended(String)
-    }
-
-    weak var handler: SessionHandler?
-    var queuedBytes: Int { 0 }
-    private let lock = NSLock()
-    private var events: [Event] = []
-    private let arrived = DispatchSemaphore(value: 0)
-    private var ended = false
-
-    // The server's side (loop thread).
-
-    func write(_ message: ServerMessage) { record(.message(message)) }
-
-    func finish() { end("finished") }
-
-    func discardQueuedWrites() {}
-
-    func abort(reason: String) { end(reason) }
-
-    func readArrived() {}
-
-    private func end(_ reason: String) {
-        guard lock.withLock({ !ended }) else { return }
-        lock.withLock { ended = true }
-        record(.ended(reason))
-        handler?.closed(reason: reason)
-    }
-
-    private func record(_ event: Event) {
-        lock.withLock { events.append(event) }
-        arrived.signal()
-    }
-
-    // The test's side.
-
-    /// The next thing the server did with the stream, waiting for it up to `timeout`.
-    func next(timeout: TimeInterval = 30) -> Event? {
-        guard arrived.wait(timeout: .now() + timeout) == .success else { return nil }
-        return lock.withLock { events.removeFirst() }
-    }
-
-    /// The next message, skipping nothing: fails the test if the stream ended instead.
-    func nextMessage(timeout: TimeInterval = 30) -> ServerMessage? {
-        switch next(timeout: timeout) {
+extension InMemoryStream {
+    /// The next message: records a test failure if the stream ended or nothing came.
+    func nextMessage(timeout seconds: Double = 30) -> ServerMessage? {
+        switch next(timeout: seconds) {
         case .message(let message): return message
         case let other:
             Issue.record("expected a message, got \(String(describing: other))")
@@ -67,16 +20,10 @@ final class InMemoryStream: SessionStream, @unchecked Sendable {
 
 extension RunningServer {
     /// A new in-memory stream, adopted by the server on its loop.
-    func open() -> InMemoryStream {
-        let stream = InMemoryStream()
-        server.onLoop { $0.adopt(stream) }
-        return stream
-    }
+    func open() -> InMemoryStream { InMemoryStream.open(on: server) }
 
     /// Delivers `messages` to the stream's session, in order, on the loop.
-    func send(_ messages: [ClientMessage], on stream: InMemoryStream) {
-        server.onLoop { _ in for message in messages { stream.handler?.received(message) } }
-    }
+    func send(_ messages: [ClientMessage], on stream: InMemoryStream) { stream.send(messages, through: server) }
 }
 
 /// The server core with an in-memory transport, the calibration engine (a fixed answer after a
@@ -153,7 +100,7 @@ struct InMemorySessionTests {
         let running = try RunningServer(delay: .milliseconds(1), manualClock: true)
         defer { running.stop() }
         guard let stream = startedAndWarm(running) else { return }
-        running.server.onLoop { _ in stream.handler?.writeQueue(backedUp: true) }
+        stream.onHandler(through: running.server) { $0.writeQueue(backedUp: true) }
         running.advance(by: .seconds(9))
         running.tick()
         // Under the 10 s stall nothing happens: the next thing written answers this ping.
