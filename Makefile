@@ -26,7 +26,7 @@ DEPLOY_CHECK_PACKAGES := systemd python3-seccomp python3-yaml
 PY_PROTO_OUT := clients/python/legible_client/proto
 
 .PHONY: deps print-apt-packages check-packages build release run test test-swift test-python python-proto bench \
-	bench-setup bench-overhead bench-imaging bench-models bench-load bench-sessions bench-corpus bench-tilt bench-vertical bench-scripts soak profile check-load-html check-deploy clean \
+	bench-setup bench-throughput bench-overhead bench-imaging bench-models bench-load bench-sessions bench-corpus bench-tilt bench-vertical bench-scripts soak profile check-load-html check-deploy clean \
 	fuzz fuzz-build test-asan test-tsan leak-check format lint
 
 deps: ## Install the Debian and PyPI packages that are missing.
@@ -110,6 +110,9 @@ bench-compare: release ## legibled of BEFORE (a commit) against this tree's, sid
 
 profile: release ## callgrind of 10 reads of a 720p frame: the server's own steps beside Tesseract (instructions).
 	bench/profile.sh
+
+bench-throughput: bench-setup release python-proto ## Saturated frames/s side by side in alternating rounds: line path vs its floor, page path vs its floor and tesserocr-fifo; where the server's CPU goes (~5 min).
+	python3 bench/throughput.py
 
 bench-sessions: release ## Sessions under load with legible-load: overload, fairness, 1,000 sessions, replicas, skipping (~4 min).
 	python3 bench/sessions.py

@@ -32,6 +32,9 @@ let package = Package(
             name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
         .systemLibrary(
             name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
+        // Leptonica's pixWriteMem interposed: Tesseract's in-memory word images as PNM, not
+        // PNG (no zlib per word); see Sources/CWordImages/word_images.c.
+        .target(name: "CWordImages", linkerSettings: [.linkedLibrary("lept"), .linkedLibrary("dl")]),
         // libmicrohttpd behind one non-variadic C function (MHD_start_daemon is variadic).
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
         // epoll, eventfd, signalfd: Linux headers the Glibc module leaves out.
@@ -63,7 +66,7 @@ let package = Package(
             name: "LegibleImaging", dependencies: ["LegibleCore", "CTurboJPEG", "CLeptonica", "CExif"],
             swiftSettings: strict),
         .target(
-            name: "LegibleTesseract", dependencies: ["LegibleCore", "CTesseract", "CLeptonica"],
+            name: "LegibleTesseract", dependencies: ["LegibleCore", "CTesseract", "CLeptonica", "CWordImages"],
             swiftSettings: strict),
         // The text-line detector (PP-OCRv4 through OpenVINO). The wheel's libraries are not on
         // the loader's path: the rpath goes into every program that links this target, because

@@ -1,4 +1,5 @@
 internal import CTesseract
+internal import CWordImages
 internal import Glibc
 public import LegibleCore
 
@@ -78,6 +79,11 @@ public final class TesseractEngine: Recognizer {
     /// confidence under this.
     static let accurateRetryBelowConfidence: Float = 0.8
 
+    /// Whether Tesseract's in-memory word images skip PNG compression in this process
+    /// (Sources/CWordImages interposes Leptonica's pixWriteMem; docs/library-facts.md, "Word
+    /// images"). Without it Tesseract reads the same text, 10 % slower.
+    public static let wordImagesUncompressed = legible_word_images_uncompressed() != 0
+
     /// Loads `key`'s models from `tessdata`.
     ///
     /// - Throws: `.failedPrecondition` when a model file is missing (naming the Debian package
@@ -92,6 +98,7 @@ public final class TesseractEngine: Recognizer {
                 "Tesseract model '\(name)' is not installed: install the Debian package "
                     + "\(ModelCatalog.debianPackage(for: name)) (or pass --tessdata with the folder that holds it)")
         }
+        _ = Self.wordImagesUncompressed
         guard let api = TessBaseAPICreate() else {
             throw LegibleError(.internal, "TessBaseAPICreate failed")
         }

@@ -5,6 +5,12 @@ import Testing
 
 /// Serialized: each recognition already uses both cores through OpenMP.
 @Suite(.serialized) struct TesseractEngineTests {
+    /// Tesseract's word images go through Legible's pixWriteMem (PNM, no zlib per word): the
+    /// interposition holds in a program that links LegibleTesseract, as legibled does.
+    @Test func wordImagesSkipPNGCompression() {
+        #expect(TesseractEngine.wordImagesUncompressed)
+    }
+
     @Test func characterErrorRateCounts() {
         #expect(characterErrorRate("kitten", truth: "sitting") == 3.0 / 7.0)
         #expect(characterErrorRate("abc", truth: "abc") == 0)

@@ -128,6 +128,13 @@ func decimal(_ value: Double) -> String {
     return "\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
 }
 
+/// CPU time of the whole process so far, in ms (every thread's).
+func processCPUMilliseconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+    return Double(spec.tv_sec) * 1000 + Double(spec.tv_nsec) / 1e6
+}
+
 func milliseconds(_ duration: Duration) -> Double {
     let (seconds, attoseconds) = duration.components
     return Double(seconds) * 1000 + Double(attoseconds) / 1e15
@@ -168,9 +175,12 @@ var times: [Double] = []
 /// With --detector: the detection's share of each run.
 var detectTimes: [Double] = []
 var text = ""
+/// CPU time of the timed runs.
+var cpuMilliseconds = 0.0
 do {
     for run in 0..<(options.warmup + options.repeatCount) {
         let start = clock.now
+        let cpuStart = processCPUMilliseconds()
         let request = RecognitionRequest(level: options.level)
         let result: RecognizedText
         if let lineDetector {
@@ -182,7 +192,10 @@ do {
             result = try engine.recognize(image, request: request)
         }
         let elapsed = milliseconds(clock.now - start)
-        if run >= options.warmup { times.append(elapsed) }
+        if run >= options.warmup {
+            times.append(elapsed)
+            cpuMilliseconds += processCPUMilliseconds() - cpuStart
+        }
         text = result.text
     }
 } catch {
@@ -200,9 +213,10 @@ write(
     1,
     "{\"file\":\(JSONText.quoted(file)),\"model\":\(JSONText.quoted(options.model)),\"width\":\(image.width),"
         + "\"height\":\(image.height),\"psm\":\(lineDetector != nil ? PageSegmentation.singleLine.rawValue : options.segmentation?.rawValue ?? PageSegmentation.choose(mode: .text, hasRegionOfInterest: false, models: engine.key.models).rawValue),\"detector\":\(lineDetector != nil),\"runs\":\(times.count),"
-        + "\"median_ms\":\(decimal(median)),\"p90_ms\":\(decimal(p90)),\"min_ms\":\(decimal(sorted[0])),"
+        + "\"median_ms\":\(decimal(median)),\"mean_ms\":\(decimal(times.reduce(0, +) / Double(times.count))),"
+        + "\"cpu_ms\":\(decimal(cpuMilliseconds / Double(times.count))),\"p90_ms\":\(decimal(p90)),\"min_ms\":\(decimal(sorted[0])),"
         + (detectTimes.isEmpty
             ? ""
             : "\"detect_median_ms\":\(decimal(detectTimes.sorted()[detectTimes.count / 2])),")
-        + "\"text_chars\":\(text.count),\"rss_kb\":\(residentKilobytes()),\"rss_before_engine_kb\":\(residentBeforeEngine)}\n"
+        + "\"word_images_uncompressed\":\(TesseractEngine.wordImagesUncompressed),\"text_chars\":\(text.count),\"rss_kb\":\(residentKilobytes()),\"rss_before_engine_kb\":\(residentBeforeEngine)}\n"
 )
