@@ -57,9 +57,13 @@ final class OpenVINOModel {
     }
 
     /// Compiles the model as it is now shaped for the CPU, on `threads` inference threads
-    /// (`INFERENCE_NUM_THREADS`) and one stream.
+    /// (`INFERENCE_NUM_THREADS`) and one stream, its threads not pinned to cores: every
+    /// detector pins to the same first core otherwise, so two engines detecting at once share
+    /// one core while the other idles (docs/library-facts.md, "OpenVINO: CPU pinning").
     func compile(threads: Int) throws(LegibleError) -> CompiledShape {
-        let properties: [(String, String)] = [("INFERENCE_NUM_THREADS", String(threads)), ("NUM_STREAMS", "1")]
+        let properties: [(String, String)] = [
+            ("INFERENCE_NUM_THREADS", String(threads)), ("NUM_STREAMS", "1"), ("ENABLE_CPU_PINNING", "NO"),
+        ]
         let strings = properties.flatMap { [strdup($0.0)!, strdup($0.1)!] }
         defer { for string in strings { free(string) } }
         let list = (0..<properties.count).map {
