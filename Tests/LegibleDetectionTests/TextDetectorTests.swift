@@ -69,6 +69,9 @@ func fixture(_ name: String) throws -> (image: GrayImage, truth: [DetectedLine])
         _ = try detector.detect(try fixture("level").image)
         #expect(try detector.compiledProperty("INFERENCE_NUM_THREADS") == "1")
         #expect(try detector.compiledProperty("NUM_STREAMS") == "1")
+        // Pinned, every detector of the process would share the first core
+        // (docs/library-facts.md, "OpenVINO: CPU pinning").
+        #expect(try detector.compiledProperty("ENABLE_CPU_PINNING") == "NO")
         let two = try TextDetector(options: TextDetector.Options(inferenceThreads: 2))
         _ = try two.detect(try fixture("level").image)
         #expect(try two.compiledProperty("INFERENCE_NUM_THREADS") == "2")
