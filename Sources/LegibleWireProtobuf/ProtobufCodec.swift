@@ -74,10 +74,27 @@ public enum ProtobufCodec {
     ///   its `message` oneof is set (empty bytes included), or when a field holds a value the
     ///   model cannot represent (an unknown `mode` or `level`).
     public static func decodeClientMessage(_ bytes: [UInt8]) throws(LegibleError) -> ClientMessage {
-        try unpacked(
+        let message = try unpacked(
             bytes, legible__v1__client_message__unpack, legible__v1__client_message__free_unpacked,
             notA: "legible.v1.ClientMessage"
         ) { (m) throws(LegibleError) in try Decode.clientMessage(m) }
+        guard case .start(var start) = message, !start.authToken.isEmpty else { return message }
+        start.authToken = try exactAuthToken(bytes)
+        return .start(start)
+    }
+
+    /// StartSession's `auth_token` with every byte it holds: protobuf-c's `string` is a
+    /// NUL-terminated char*, cut at a NUL the token holds ("TOKEN\0junk" would read as "TOKEN"),
+    /// so the token is read again through a view of the message that has it as `bytes`
+    /// (Protos/internal/legible_views.proto).
+    private static func exactAuthToken(_ bytes: [UInt8]) throws(LegibleError) -> String {
+        try unpacked(
+            bytes, legible__internal__client_message_start_view__unpack,
+            legible__internal__client_message_start_view__free_unpacked, notA: "legible.v1.ClientMessage"
+        ) { (view) throws(LegibleError) -> String in
+            guard let token = view.start?.pointee.auth_token, token.len > 0, let data = token.data else { return "" }
+            return String(decoding: UnsafeBufferPointer(start: data, count: token.len), as: UTF8.self)
+        }
     }
 
     /// Reads one `legible.v1.ServerMessage`.

@@ -20,6 +20,21 @@ struct ProtobufCodecTests {
         #expect(try ProtobufCodec.decodeServerMessage(bytes) == message)
     }
 
+    /// A token with a NUL inside decodes whole (protobuf-c's own string would stop at the NUL,
+    /// and "TOKEN\0junk" would pass for "TOKEN").
+    @Test func anAuthTokenKeepsTheBytesAfterANul() throws {
+        var bytes = ProtobufCodec.encode(.start(StartSession(authToken: "TOKEN#junk", options: RecognitionOptions())))
+        let hash = try #require(bytes.firstIndex(of: UInt8(ascii: "#")))
+        bytes[hash] = 0
+        guard case .start(let start) = try ProtobufCodec.decodeClientMessage(bytes) else {
+            Issue.record("not a start")
+            return
+        }
+        #expect(Array(start.authToken.utf8) == Array("TOKEN".utf8) + [0] + Array("junk".utf8))
+        #expect(!AccessTokens(tokens: ["TOKEN"]).accepts(start.authToken))
+        #expect(AccessTokens(tokens: ["TOKEN"]).accepts("TOKEN"))
+    }
+
     @Test func absentFieldsDecodeAsNil() throws {
         let frame = Frame(frameID: 1, encoding: nil, data: [])
         #expect(try ProtobufCodec.decodeClientMessage(ProtobufCodec.encode(.frame(frame))) == .frame(frame))
