@@ -35,6 +35,9 @@ let package = Package(
         // Leptonica's pixWriteMem interposed: Tesseract's in-memory word images as PNM, not
         // PNG (no zlib per word); see Sources/CWordImages/word_images.c.
         .target(name: "CWordImages", linkerSettings: [.linkedLibrary("lept"), .linkedLibrary("dl")]),
+        // libpng's png_create_read_struct interposed: a damaged PNG's message goes to the client's
+        // error, not as a raw line to stderr; see Sources/CPNGMessages/png_messages.c.
+        .target(name: "CPNGMessages", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("dl")]),
         // libmicrohttpd behind one non-variadic C function (MHD_start_daemon is variadic).
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
         // epoll, eventfd, signalfd: Linux headers the Glibc module leaves out.
@@ -63,7 +66,7 @@ let package = Package(
             name: "LegibleWireProtobuf", dependencies: ["LegibleWire", "LegibleProtoC", "CProtobufC"],
             swiftSettings: strict),
         .target(
-            name: "LegibleImaging", dependencies: ["LegibleCore", "CTurboJPEG", "CLeptonica", "CExif"],
+            name: "LegibleImaging", dependencies: ["LegibleCore", "CTurboJPEG", "CLeptonica", "CExif", "CPNGMessages"],
             swiftSettings: strict),
         .target(
             name: "LegibleTesseract", dependencies: ["LegibleCore", "CTesseract", "CLeptonica", "CWordImages"],

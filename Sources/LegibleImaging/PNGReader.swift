@@ -1,4 +1,5 @@
 internal import CLeptonica
+internal import CPNGMessages
 internal import Glibc
 public import LegibleCore
 
@@ -25,6 +26,14 @@ final class LeptonicaImage {
 public enum PNGReader {
     /// Leptonica prints every failure to stderr; a server answers the client instead.
     private static let silenced: Void = { _ = setMsgSeverity(Int32(L_SEVERITY_NONE)) }()
+
+    /// The message of libpng's last error on this thread, taken (Sources/CPNGMessages keeps
+    /// it instead of letting libpng print it to stderr).
+    static func libpngError() -> String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard legible_png_take_error(&buffer, buffer.count) != 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 
     /// The size in the PNG's IHDR, read without decoding a pixel.
     public static func header(of data: [UInt8]) throws(LegibleError) -> (width: Int, height: Int) {
@@ -57,11 +66,13 @@ public enum PNGReader {
         let claimed = try header(of: data)
         try ImageLimits(maxPixels: maxPixels, maxSide: maxSide).check(
             width: claimed.width, height: claimed.height, what: "PNG")
+        _ = libpngError()  // one left by an earlier read on this thread is not this one's
         let decoded = data.withUnsafeBufferPointer { bytes in
             LeptonicaImage(pixReadMemPng(bytes.baseAddress, bytes.count))
         }
         guard let decoded else {
-            throw LegibleError(.invalidArgument, "PNG does not decode: the data is truncated or corrupt")
+            let reason = libpngError().map { "libpng: \($0)" } ?? "the data is truncated or corrupt"
+            throw LegibleError(.invalidArgument, "PNG does not decode (\(reason))")
         }
         let gray: LeptonicaImage?
         switch decoded.depth {

@@ -85,6 +85,20 @@ private func failure(_ body: () throws(LegibleError) -> Void) -> LegibleError? {
             #expect(error?.message.hasPrefix("PNG") == true)
         }
     }
+
+    /// libpng's reason reaches the error (Sources/CPNGMessages), where its default error
+    /// function would have printed it to stderr.
+    @Test func aDamagedPNGSaysWhatLibpngFound() throws {
+        var data = try fixture("pattern-gray8.png")
+        let idat = try #require((0..<(data.count - 4)).first { Array(data[$0..<($0 + 4)]) == Array("IDAT".utf8) })
+        data[idat + 6] ^= 0xFF
+        var buffer: [UInt8] = []
+        let error = failure { () throws(LegibleError) in
+            _ = try PNGReader.decodeGray(data, maxPixels: 1000, maxSide: 100, into: &buffer)
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("libpng: ") == true, "\(String(describing: error))")
+    }
 }
 
 // MARK: EXIF

@@ -171,6 +171,34 @@ def test_a_bad_setting_is_one_line_and_exit_64(args, env, mentions):
     assert len(lines) == 1 and mentions in lines[0], out.stderr
 
 
+def test_a_damaged_png_is_answered_with_libpngs_reason_and_the_log_stays_json():
+    """libpng's own error function would print "libpng error: ..." to stderr, a raw line in a
+    JSON log; the server keeps the message and puts it in the frame's error instead."""
+    import io
+    from PIL import Image
+    data = io.BytesIO()
+    Image.new("L", (200, 100), 200).save(data, "PNG")
+    damaged = bytearray(data.getvalue())
+    damaged[damaged.index(b"IDAT") + 6] ^= 0xFF  # the compressed pixels no longer inflate
+    server = Server("--log-format", "json")
+    try:
+        stream = started(server, recognize_unchanged=True)
+        for frame_id, png in ((1, bytes(damaged)), (2, data.getvalue()[:len(data.getvalue()) // 2])):
+            stream.send(pb.ClientMessage(frame=pb.Frame(frame_id=frame_id, image=build_image(pb.ENCODING_PNG, png))))
+            result = result_of(stream)
+            assert result.status == pb.FRAME_STATUS_FAILED and result.error.code == 3, result  # INVALID_ARGUMENT
+            assert "libpng: " in result.error.message, result.error.message
+        stream.send(frame(3, label()))
+        assert result_of(stream).status == pb.FRAME_STATUS_RECOGNIZED
+    finally:
+        server.stop()
+    foreign = [line for line in server.read_log().splitlines() if line.strip() and not line.startswith("{")]
+    assert foreign == []
+    for line in server.read_log().splitlines():
+        if line.strip():
+            json.loads(line)
+
+
 def test_json_logs_are_one_object_per_line_with_the_session_id():
     server = Server("--log-format", "json")
     try:
