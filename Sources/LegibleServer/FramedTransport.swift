@@ -21,13 +21,18 @@ final class FramedTransport: EventHandler, SessionStream {
     private var readingPaused = false
     private var peerFinishedSending = false
     private var isClosed = false
+    /// `--max-message-bytes`, taken once the session has started.
+    private let maxMessageBytes: Int
+    private var started = false
 
-    init(socket: Socket, maxMessageBytes: Int, maxWriteQueueBytes: Int, server: Server) {
+    /// `startMessageBytes`: the largest message before the session starts.
+    init(socket: Socket, maxMessageBytes: Int, startMessageBytes: Int, maxWriteQueueBytes: Int, server: Server) {
         self.loop = server.loop
         self.metrics = server.metrics
         self.log = server.log
+        self.maxMessageBytes = maxMessageBytes
         self.stream = FramedStream(
-            socket: socket, maxMessageBytes: maxMessageBytes,
+            socket: socket, maxMessageBytes: min(startMessageBytes, maxMessageBytes),
             watermarks: WriteWatermarks(high: maxWriteQueueBytes, low: maxWriteQueueBytes / 4))
     }
 
@@ -77,7 +82,13 @@ final class FramedTransport: EventHandler, SessionStream {
                 payload = next
             } catch {
                 log(.info, "stream failed", ["session": sessionID, "code": error.code.name, "reason": error.message])
-                handler.failed(error)
+                handler.failed(
+                    started || error.code != .resourceExhausted
+                        ? error
+                        : LegibleError(
+                            error.code,
+                            error.message + " before the session has started (StartSession first; frames up to "
+                                + "\(maxMessageBytes) bytes after it)"))
                 return
             }
             do throws(LegibleError) {
@@ -111,6 +122,11 @@ final class FramedTransport: EventHandler, SessionStream {
     }
 
     func discardQueuedWrites() { stream.discardQueue() }
+
+    func sessionStarted() {
+        started = true
+        stream.maxMessageBytes = maxMessageBytes
+    }
 
     func abort(reason: String) { close(reason: reason) }
 

@@ -187,6 +187,7 @@ public final class Server {
             }
             let transport = FramedTransport(
                 socket: socket, maxMessageBytes: configuration.maxMessageBytes,
+                startMessageBytes: SessionStateMachine.maxStartSessionBytes,
                 maxWriteQueueBytes: configuration.maxWriteQueueBytes, server: self)
             do throws(LegibleError) {
                 try loop.register(socket.descriptor, handler: transport)

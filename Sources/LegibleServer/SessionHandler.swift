@@ -118,6 +118,7 @@ public final class SessionHandler {
                     return
                 }
                 admitted = true
+                stream.sessionStarted()
                 server.register(self, settings: settings)
             case .update(let settings):
                 server.update(self, settings: settings)

@@ -22,6 +22,10 @@ public protocol SessionStream: AnyObject {
     /// Reads what has already arrived, before the server drains (frames sent before the
     /// drain are answered, not lost with the stream).
     func readArrived()
+    /// The session started (StartSession accepted: authenticated and admitted): from now on
+    /// the stream takes messages up to the server's `--max-message-bytes`; before, only up to
+    /// `SessionStateMachine.maxStartSessionBytes`.
+    func sessionStarted()
     /// Bytes queued and not yet sent (for logs).
     var queuedBytes: Int { get }
 }

@@ -265,6 +265,11 @@ public struct SessionStateMachine {
     }
 
     /// Custom words a session may give, and how long each may be.
+    /// The largest StartSession a valid session can send (1,000 custom words of 100 bytes,
+    /// each with its tag and length, and room for every other option): a transport takes no
+    /// bigger message until the session has started, so a stranger's connection holds at most
+    /// this much, not `--max-message-bytes`.
+    public static let maxStartSessionBytes = maxCustomWords * (maxCustomWordBytes + 3) + 16 * 1024
     public static let maxCustomWords = 1000
     public static let maxCustomWordBytes = 100
     public static let maxCandidates: UInt32 = 10

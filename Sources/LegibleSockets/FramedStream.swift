@@ -65,6 +65,12 @@ public final class FramedStream {
     /// deframer's error (over the size limit, a flag byte other than 0) from then on.
     public func nextMessage() throws(LegibleError) -> [UInt8]? { try deframer.next() }
 
+    /// The largest message `nextMessage()` takes; checked when a message's header is read.
+    public var maxMessageBytes: Int {
+        get { deframer.maxMessageBytes }
+        set { deframer.maxMessageBytes = newValue }
+    }
+
     /// No part of a message is buffered: a stream that ends now ends cleanly.
     public var isAtMessageBoundary: Bool { deframer.isAtMessageBoundary }
 

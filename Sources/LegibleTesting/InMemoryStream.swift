@@ -47,6 +47,8 @@ public final class InMemoryStream: SessionStream, @unchecked Sendable {
 
     public func readArrived() {}
 
+    public func sessionStarted() {}
+
     private func end(_ reason: String) {
         let first = events.withLock { state in
             if state.ended { return false }

@@ -42,7 +42,11 @@ public enum MessageFraming {
 /// all decode the same. The declared length is checked against `maxMessageBytes` as soon as the
 /// header is complete, before a byte of the body is buffered for it.
 public struct MessageDeframer: Sendable {
-    public let maxMessageBytes: Int
+    /// The largest message taken; may change between messages (a server raises it once the
+    /// peer is known).
+    public var maxMessageBytes: Int {
+        didSet { precondition(maxMessageBytes >= 0) }
+    }
     private var buffer: [UInt8] = []
     /// Start of the unconsumed bytes in `buffer`; compacted lazily so that draining many small
     /// messages out of one read is linear.

@@ -20,6 +20,20 @@ struct FramingTests {
         return out
     }
 
+    /// A server takes small messages until it knows the peer, then raises the limit: the
+    /// limit in force when a message's header is read is the one that counts.
+    @Test func aRaisedLimitTakesTheBiggerMessagesAfterIt() throws {
+        var deframer = MessageDeframer(maxMessageBytes: 8)
+        deframer.append(MessageFraming.frame([1, 2, 3]))
+        #expect(try deframer.next() == [1, 2, 3])
+        deframer.maxMessageBytes = 64
+        deframer.append(MessageFraming.frame([UInt8](repeating: 7, count: 40)))
+        #expect(try deframer.next() == [UInt8](repeating: 7, count: 40))
+        var strict = MessageDeframer(maxMessageBytes: 8)
+        strict.append(MessageFraming.frame([UInt8](repeating: 7, count: 40)))
+        #expect(throws: LegibleError.self) { try strict.next() }
+    }
+
     @Test func headerIsFlagThenBigEndianLength() {
         #expect(MessageFraming.frame([9, 8, 7]) == [0, 0, 0, 0, 3, 9, 8, 7])
         #expect(Array(MessageFraming.frame(Array(repeating: 0, count: 0x0102_03)).prefix(5)) == [0, 0, 1, 2, 3])

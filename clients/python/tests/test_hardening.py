@@ -343,6 +343,39 @@ def test_a_right_token_starts_the_session(guarded, token):
     stream.close()
 
 
+def test_a_message_over_the_start_limit_before_start_session_is_refused(guarded):
+    """Before its session has started, a connection takes no message bigger than the largest
+    valid StartSession (~118 KB): a stranger that declares 16 MiB and trickles bytes holds
+    nothing near --max-message-bytes."""
+    stream = Stream(guarded.address)
+    stream.send_raw(b"\x00" + struct.pack(">I", 16 << 20) + b"\x08" * 1000)
+    reply = stream.receive()
+    assert reply.WhichOneof("message") == "error", reply
+    assert reply.error.code == RESOURCE_EXHAUSTED and reply.error.fatal, reply
+    assert "before the session has started" in reply.error.message, reply.error.message
+    assert stream.receive() is None
+
+
+def test_the_largest_valid_start_session_is_taken_and_big_frames_after_it(guarded):
+    words = ["w%099d" % i for i in range(1000)]  # 1,000 words of 100 bytes: the most a session may ask
+    message = pb.ClientMessage(start=pb.StartSession(
+        auth_token="s3cret-one", options=pb.RecognitionOptions(custom_words=words, recognize_unchanged=True)))
+    assert len(message.SerializeToString()) > 100_000
+    stream = Stream(guarded.address)
+    stream.send(message)
+    assert stream.receive().WhichOneof("message") == "started"
+    stream.close()
+    stream = Stream(guarded.address)
+    stream.send(pb.ClientMessage(start=pb.StartSession(
+        auth_token="s3cret-one", options=pb.RecognitionOptions(recognize_unchanged=True))))
+    assert stream.receive().WhichOneof("message") == "started"
+    # 640x480 GRAY8: 307,200 bytes, over the start limit, taken once the session has started.
+    stream.send(pb.ClientMessage(frame=pb.Frame(
+        frame_id=1, image=build_image(pb.ENCODING_GRAY8, bytes([200]) * (640 * 480), 640, 480, 640))))
+    assert result_of(stream).status == pb.FRAME_STATUS_RECOGNIZED
+    stream.close()
+
+
 def test_socket_mode_and_group_are_applied():
     group = grp.getgrnam("daemon")
     server = Server("--socket-mode", "0660", "--socket-group", "daemon")
