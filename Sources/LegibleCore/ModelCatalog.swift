@@ -58,6 +58,17 @@ public enum ModelCatalog {
         residentMegabytesMeasured[model] ?? 110
     }
 
+    /// What an engine of the line path holds beyond its models, in MB: its line reader's
+    /// buffers and, for a Latin engine, ACCURATE's second reader (PP-OCR's recognizer, compiled
+    /// per engine). Measured: a custom `eng` engine grew VmRSS by 49 MB after one 720p frame
+    /// (`python3 bench/custom_engine_memory.py`), against `eng`'s 21 alone.
+    public static let linePathEngineMegabytes = 28
+
+    /// The memory one engine of `key` is counted for in the pool's bound (`--custom-engine-mb`).
+    public static func engineMegabytes(_ key: EngineKey, readsLines: Bool) -> Int {
+        key.models.reduce(0) { $0 + residentMegabytes($1) } + (readsLines ? linePathEngineMegabytes : 0)
+    }
+
     static let residentMegabytesMeasured: [String: Int] = [
         "eng": 21, "Latin": 105, "chi_sim": 55, "HanS": 55, "hin": 36, "Devanagari": 36, "jpn": 41, "Japanese": 41,
         "kor": 32, "Hangul": 32,

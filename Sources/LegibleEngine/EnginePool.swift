@@ -77,7 +77,10 @@ public final class EnginePool {
         self.now = now
         self.frameDeadline = frameDeadline
         scheduler = FrameScheduler(
-            policy: policy, megabytes: { key in key.models.reduce(0) { $0 + ModelCatalog.residentMegabytes($1) } })
+            policy: policy,
+            megabytes: { [readsLines = pipelines.readsLines] key in
+                ModelCatalog.engineMegabytes(key, readsLines: readsLines)
+            })
     }
 
     /// Which engines are loading, idle or busy.
