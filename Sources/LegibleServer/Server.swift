@@ -39,8 +39,10 @@ public final class Server {
     private var timer: RepeatingTimer?
     private var draining = false
     private var admittedSessions = 0
-    /// Connections turned away at --max-connections.
+    /// Connections turned away at --max-connections or --max-connections-per-peer.
     private(set) var refusedConnections: UInt64 = 0
+    /// Which accepted connections are open, unstarted, and from whom.
+    private var admission: ConnectionAdmission<Socket.Peer>
     private let installedModels: Set<String>
     private let availableScripts: [Script]
     /// Time since the server started (or the configuration's clock): the clock of the
@@ -56,6 +58,10 @@ public final class Server {
     /// `shutdownTrigger.drain`).
     public init(configuration: ServerConfiguration) throws(LegibleError) {
         self.configuration = configuration
+        admission = ConnectionAdmission(
+            limits: .init(
+                maxConnections: configuration.maxConnections, maxUnstarted: configuration.maxUnstartedConnections,
+                maxPerPeer: configuration.maxConnectionsPerPeer))
         let pipelines = PipelineFactory(
             settings: PipelineFactory.Settings(
                 tessdata: configuration.tessdata, maxPixels: configuration.maxPixels,
@@ -170,20 +176,25 @@ public final class Server {
                 log(.warning, "accept failed", ["reason": error.message])
                 return
             }
-            if connections.count >= configuration.maxConnections {
-                // Told why, then closed: a client that retries sees a reason, not a reset.
-                let refusal = MessageFraming.frame(
-                    ProtobufCodec.encode(
-                        .error(
-                            WireError(
-                                LegibleError(
-                                    .resourceExhausted, "the server is at its limit of connections; try again later"),
-                                fatal: true))))
-                _ = refusal.withUnsafeBytes { try? socket.send($0) }
-                socket.close()
-                refusedConnections += 1
-                metrics.refusedConnection()
+            // A connection the kernel cannot place counts as a peer of its own.
+            let peer = socket.peer() ?? .address("unknown fd \(socket.descriptor)")
+            switch admission.arrive(from: peer) {
+            case .refuse(let refusal):
+                refuse(
+                    socket,
+                    refusal == .serverFull
+                        ? "the server is at its limit of connections; try again later"
+                        : "\(peer) has --max-connections-per-peer connections open; try again later")
                 continue
+            case .admit(let evicting):
+                for serial in evicting {
+                    metrics.evictedConnection()
+                    connections[serial]?.evict(
+                        LegibleError(
+                            .resourceExhausted,
+                            "closed to make room for a newer connection: no session was started on this one; "
+                                + "send StartSession as soon as you connect"))
+                }
             }
             let transport = FramedTransport(
                 socket: socket, maxMessageBytes: configuration.maxMessageBytes,
@@ -196,8 +207,19 @@ public final class Server {
                 socket.close()
                 continue
             }
-            adopt(transport)
+            admission.opened(adopt(transport).serial, from: peer)
         }
+    }
+
+    /// Tells a connection why it is turned away, then closes it: a client that retries sees a
+    /// reason, not a reset.
+    private func refuse(_ socket: Socket, _ reason: String) {
+        let refusal = MessageFraming.frame(
+            ProtobufCodec.encode(.error(WireError(LegibleError(.resourceExhausted, reason), fatal: true))))
+        _ = refusal.withUnsafeBytes { try? socket.send($0) }
+        socket.close()
+        refusedConnections += 1
+        metrics.refusedConnection()
     }
 
     /// Starts a session on `stream`, a new stream of any transport: from now on it reports
@@ -242,6 +264,7 @@ public final class Server {
     /// A session's stream closed (the handler has let the session go).
     func sessionClosed(_ connection: SessionHandler) {
         connections[connection.serial] = nil
+        admission.closed(connection.serial)
         metrics.sessions(admittedSessions, connections: connections.count)
         engines.removeSession(connection.serial)
         let summary = connection.summary
@@ -264,6 +287,7 @@ public final class Server {
             return false
         }
         admittedSessions += 1
+        admission.started(connection.serial)
         metrics.sessions(admittedSessions, connections: connections.count)
         return true
     }

@@ -28,6 +28,11 @@ public struct ServerConfiguration: Sendable {
     /// Open connections at once (sessions or not); past it a new one gets a fatal
     /// RESOURCE_EXHAUSTED and is closed.
     public var maxConnections: Int = 8192
+    /// Connections whose session has not started (no StartSession accepted yet) at once; the
+    /// oldest of them is closed to make room for a newcomer, here and at the other limits.
+    public var maxUnstartedConnections: Int = 1024
+    /// Open connections from one peer (a uid on a Unix socket, an address on TCP).
+    public var maxConnectionsPerPeer: Int = 2048
     /// StartSession must arrive within this of connecting.
     public var firstMessageSeconds: Int = 10
     /// A message, once its first byte arrived, must be whole within this.
@@ -114,6 +119,8 @@ public struct ServerConfiguration: Sendable {
             ("frame-deadline-ms", "\(frameDeadlineMillis)"),
             ("max-sessions", "\(maxSessions)"),
             ("max-connections", "\(maxConnections)"),
+            ("max-unstarted-connections", "\(maxUnstartedConnections)"),
+            ("max-connections-per-peer", "\(maxConnectionsPerPeer)"),
             ("first-message-seconds", seconds(firstMessageSeconds)),
             ("message-seconds", seconds(messageSeconds)),
             ("idle-seconds", seconds(idleSeconds)),

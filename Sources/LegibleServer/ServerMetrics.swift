@@ -34,7 +34,12 @@ struct ServerMetrics {
             buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25])
         r.define("legible_sessions", .gauge, help: "Sessions started and not yet closed.")
         r.define("legible_connections", .gauge, help: "Open client connections.")
-        r.define("legible_connections_refused_total", .counter, help: "Connections turned away at --max-connections.")
+        r.define(
+            "legible_connections_refused_total", .counter,
+            help: "Connections turned away at --max-connections or --max-connections-per-peer.")
+        r.define(
+            "legible_connections_evicted_total", .counter,
+            help: "Connections without a started session closed to make room for a newer one.")
         r.define(
             "legible_sessions_refused_total", .counter,
             help: "StartSession refused: at --max-sessions, or without a valid auth token.")
@@ -85,6 +90,8 @@ struct ServerMetrics {
     }
 
     func refusedConnection() { registry.increment("legible_connections_refused_total") }
+
+    func evictedConnection() { registry.increment("legible_connections_evicted_total") }
 
     func refusedSession(reason: String) { registry.increment("legible_sessions_refused_total", ["reason": reason]) }
 

@@ -178,6 +178,57 @@ public final class Socket: @unchecked Sendable {
         }
     }
 
+    /// Who is at the other end of an accepted connection: the user on a Unix socket
+    /// (SO_PEERCRED), the address on TCP; nil when the kernel does not say.
+    public func peer() -> Peer? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let ok = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) == 0 }
+        }
+        guard ok else { return nil }
+        switch Int32(storage.ss_family) {
+        case AF_UNIX:
+            // struct ucred: pid, uid, gid.
+            var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
+            var size = socklen_t(MemoryLayout.size(ofValue: credentials))
+            guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0 else { return nil }
+            return .user(credentials.uid)
+        case AF_INET, AF_INET6:
+            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+            let shown = withUnsafePointer(to: &storage) { address -> Bool in
+                if Int32(address.pointee.ss_family) == AF_INET {
+                    return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                        var ip = $0.pointee.sin_addr
+                        return inet_ntop(AF_INET, &ip, &text, socklen_t(text.count)) != nil
+                    }
+                }
+                return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    var ip = $0.pointee.sin6_addr
+                    return inet_ntop(AF_INET6, &ip, &text, socklen_t(text.count)) != nil
+                }
+            }
+            return shown
+                ? .address(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) : nil
+        default: return nil
+        }
+    }
+
+    /// The other end of a connection, as the server counts connections per peer.
+    public enum Peer: Hashable, Sendable, CustomStringConvertible {
+        /// A local user, on a Unix socket.
+        case user(UInt32)
+        /// A remote address, on TCP (any port).
+        case address(String)
+
+        public var description: String {
+            switch self {
+            case .user(let uid): "uid \(uid)"
+            case .address(let address): address
+            }
+        }
+    }
+
     /// Accepts one connection as a non-blocking socket; nil when none is waiting.
     public func accept() throws(LegibleError) -> Socket? {
         while true {

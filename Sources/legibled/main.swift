@@ -100,6 +100,15 @@ let command = Command(
             help: "Open connections at once; more are told RESOURCE_EXHAUSTED and closed.",
             default: "8192"),
         .value(
+            "max-unstarted-connections", valueName: "n",
+            help:
+                "Connections without a started session at once; the oldest is closed to make room for a newcomer "
+                + "(also at --max-connections and --max-connections-per-peer).",
+            default: "1024"),
+        .value(
+            "max-connections-per-peer", valueName: "n",
+            help: "Open connections from one peer: a user on a Unix socket, an address on TCP.", default: "2048"),
+        .value(
             "first-message-seconds", valueName: "s", help: "Close a client that sends no StartSession this long.",
             default: "10"),
         .value(
@@ -262,6 +271,12 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
         configuration.frameDeadlineMillis = try integer("frame-deadline-ms", 0...3_600_000)
     }
     if parsed.isSet("max-connections") { configuration.maxConnections = try integer("max-connections", 1...1_000_000) }
+    if parsed.isSet("max-unstarted-connections") {
+        configuration.maxUnstartedConnections = try integer("max-unstarted-connections", 1...1_000_000)
+    }
+    if parsed.isSet("max-connections-per-peer") {
+        configuration.maxConnectionsPerPeer = try integer("max-connections-per-peer", 1...1_000_000)
+    }
     if parsed.isSet("first-message-seconds") {
         configuration.firstMessageSeconds = try integer("first-message-seconds", 1...3600)
     }

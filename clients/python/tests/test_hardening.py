@@ -87,72 +87,125 @@ def test_slowloris_is_closed_by_its_deadline_and_others_do_not_notice():
         server.stop()
 
 
-def test_two_thousand_connections_at_once_respect_the_limit_and_the_server_stays_responsive():
+def connect_many(server, count):
+    """`count` unix connections, each retried (as a client would) while the backlog is full."""
+    sockets = []
+    for _ in range(count):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        for attempt in range(2000):
+            try:
+                s.connect(server.path)
+                break
+            except BlockingIOError:
+                time.sleep(0.001)
+        sockets.append(s)
+    return sockets
+
+
+def fatal_errors(sockets, seconds):
+    """The fatal Error each socket reads within `seconds` (sockets that hear nothing are left out)."""
+    import selectors
+    selector = selectors.DefaultSelector()
+    for s in sockets:
+        try:
+            selector.register(s, selectors.EVENT_READ)
+        except (ValueError, OSError):
+            pass
+    errors = {}
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and selector.get_map():
+        for key, _ in selector.select(timeout=0.2):
+            selector.unregister(key.fileobj)
+            try:
+                data = key.fileobj.recv(4096)
+            except OSError:
+                continue
+            if data:
+                message = pb.ServerMessage()
+                message.ParseFromString(data[5:5 + struct.unpack(">I", data[1:5])[0]])
+                errors[key.fileobj] = message.error
+    selector.close()
+    return errors
+
+
+def label_read(stream, frame_id):
+    """Sends the label fixture as frame `frame_id`: true when it comes back recognized."""
+    stream.send(frame(frame_id, label()))
+    return result_of(stream).status == pb.FRAME_STATUS_RECOGNIZED
+
+
+def test_two_thousand_idle_connections_do_not_lock_out_a_new_client():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
-    server = Server("--max-connections", "1000")
+    server = Server("--max-connections", "1000", "--max-unstarted-connections", "500")
     sockets = []
     try:
         baseline = fd_count(server.process.pid)
-        for _ in range(2000):
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            # A full backlog fails a non-blocking connect on a unix socket at once: retry, as a
-            # client would, within a bound.
-            for attempt in range(2000):
-                try:
-                    s.connect(server.path)
-                    break
-                except BlockingIOError:
-                    time.sleep(0.001)
-            sockets.append(s)
-        # The refused ones hear why at once; the accepted ones hear nothing (a StartSession is
-        # theirs to send). Collect for 3 s, well inside the 10 s first-message deadline.
-        import selectors
-        selector = selectors.DefaultSelector()
-        for s in sockets:
-            try:
-                selector.register(s, selectors.EVENT_READ)
-            except (ValueError, OSError):
-                pass
-        refused = 0
-        heard = set()
-        deadline = time.monotonic() + 3
-        while time.monotonic() < deadline:
-            for key, _ in selector.select(timeout=0.2):
-                s = key.fileobj
-                if s in heard:
-                    continue
-                heard.add(s)
-                selector.unregister(s)
-                try:
-                    data = s.recv(4096)
-                except OSError:
-                    continue
-                if data:
-                    message = pb.ServerMessage()
-                    message.ParseFromString(data[5:])
-                    assert message.error.code == RESOURCE_EXHAUSTED and message.error.fatal, message
-                    assert "limit of connections" in message.error.message
-                    refused += 1
-        selector.close()
-        assert refused >= 900, refused  # past the 1000 open ones, every one was told why
+        sockets = connect_many(server, 2000)
+        # Connections that never send StartSession give way, oldest first: each closed one is
+        # told why; the newest 500 are still held. Collect for 3 s, inside the 10 s
+        # first-message deadline.
+        errors = fatal_errors(sockets, 3)
+        for error in errors.values():
+            assert error.code == RESOURCE_EXHAUSTED and error.fatal, error
+            assert "make room for a newer connection" in error.message, error
+        assert len(errors) == 1500, len(errors)
+        assert not any(s in errors for s in sockets[-500:]), "a newer connection was closed before an older one"
+        # With 500 idle connections still open, a new client starts a session at once.
+        began = time.monotonic()
+        stream, reply = start(server, recognize_unchanged=True)
+        answered_in = time.monotonic() - began
+        assert reply.WhichOneof("message") == "started", reply
+        assert answered_in < 1.0, answered_in
+        assert label_read(stream, 1)
+        # The started session does not give way to newer idle connections either.
+        later = connect_many(server, 600)
+        sockets += later
+        assert len(fatal_errors(later, 2)) == 100
+        assert label_read(stream, 2)
+        stream.close()
         for s in sockets:
             s.close()
         sockets.clear()
-        began = time.monotonic()
-        stream, reply = start(server)
-        assert reply.WhichOneof("message") == "started", reply
-        answered_in = time.monotonic() - began
-        assert answered_in < 1.0
-        stream.close()
         wait_for(lambda: fd_count(server.process.pid) <= baseline, timeout=10, what="descriptors back to baseline")
-        print(f"\n2000 connections, --max-connections 1000: {refused} refused with RESOURCE_EXHAUSTED, "
-              f"a new session started in {answered_in * 1000:.0f} ms, fds back to {baseline}")
+        print(f"\n2000 idle connections, --max-connections 1000 --max-unstarted-connections 500: "
+              f"{len(errors)} oldest closed with RESOURCE_EXHAUSTED, a new session started in "
+              f"{answered_in * 1000:.0f} ms with 500 idle open, fds back to {baseline}")
     finally:
         for s in sockets:
             s.close()
         server.stop()
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+@pytest.mark.parametrize("flag, reason", [
+    ("--max-connections", "limit of connections"),
+    ("--max-connections-per-peer", "uid %d has --max-connections-per-peer" % os.getuid()),
+])
+def test_past_a_connection_limit_of_started_sessions_a_newcomer_is_refused(flag, reason):
+    server = Server(flag, "3")
+    try:
+        sessions = [started(server, recognize_unchanged=True) for _ in range(3)]
+        newcomer = raw_connect(server)
+        (error,) = fatal_errors([newcomer], 3).values()
+        assert error.code == RESOURCE_EXHAUSTED and error.fatal and reason in error.message, error
+        # An idle connection among them gives way instead: close one session, open an idle one,
+        # and the next newcomer takes the idle one's place.
+        sessions.pop().close()
+        idle = None
+        for _ in range(50):  # the closed session leaves the server's count within a moment
+            idle = raw_connect(server)
+            if not fatal_errors([idle], 0.1):
+                break
+            idle.close()
+        newcomer = started(server, recognize_unchanged=True)
+        (error,) = fatal_errors([idle], 3).values()
+        assert "make room" in error.message, error
+        assert label_read(newcomer, 1)
+        for s in sessions:
+            assert label_read(s, 1)
+    finally:
+        server.stop()
 
 
 def test_clients_vanishing_at_200_random_points_leave_nothing_behind():
