@@ -16,13 +16,17 @@ public struct ServerConfiguration: Sendable {
     public var replicasPerScript: Int = 1
     public var maxMessageBytes: Int = 16 << 20
     /// Decoded pixels allowed per frame (a decompression-bomb cap).
-    public var maxPixels: Int = 40_000_000
+    public var maxPixels: Int = 16_777_216
     /// The model each script reads (`--model SCRIPT=NAME`).
     public var models = ModelSelection()
     /// An engine idle this long is unloaded; 0 keeps engines loaded.
     public var engineIdleSeconds: Int = 300
-    /// A recognition running longer fails with DEADLINE_EXCEEDED; 0 is no limit.
-    public var frameDeadlineMillis: Int = 0
+    /// A recognition running longer fails with DEADLINE_EXCEEDED; 0 is no limit. The default
+    /// is about 4× the slowest 720p frame measured (24 lines of small print at ACCURATE,
+    /// 2.0–2.5 s) and 50× an ordinary one (~0.2 s): one client's frame cannot hold an engine
+    /// for long, and only pages far denser than a camera sees (a 4000×3000 page of 14 px print
+    /// took 140 s) need more.
+    public var frameDeadlineMillis: Int = 10_000
     /// Sessions at once; StartSession past it is answered UNAVAILABLE.
     public var maxSessions: Int = 4096
     /// Open connections at once (sessions or not); past it a new one gets a fatal

@@ -1,3 +1,4 @@
+internal import CLeptonica
 internal import CTesseract
 internal import CWordImages
 internal import Glibc
@@ -56,6 +57,8 @@ public enum PageSegmentation: Int, Sendable, Hashable, CaseIterable {
 public final class TesseractEngine: Recognizer {
     public let key: EngineKey
     public let cancellation: RecognitionCancellation
+    /// The noise `checkNoise` measured in the last large image (for tests).
+    public private(set) var lastNoise: Double?
     /// The page segmentation to force in every mode (benchmarks); nil chooses per request.
     public var segmentationOverride: PageSegmentation?
 
@@ -363,17 +366,17 @@ public final class TesseractEngine: Recognizer {
             // The raw bytes: a row-wise memcpy into a Pix would scramble the byte order (docs/library-facts.md).
             // SetImage copies the pixels, so the buffer need not outlive this call.
             (width, height) = (image.width, image.height)
-            status = image.pixels.withUnsafeBufferPointer { pixels in
+            image.pixels.withUnsafeBufferPointer { pixels in
                 TessBaseAPISetImage(
                     api, pixels.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.bytesPerRow))
-                return TessBaseAPIRecognize(api, monitor)
             }
         case .pix(let image, let factor):
             scale = factor
             (width, height) = (image.width, image.height)
             TessBaseAPISetImage2(api, image.pix)
-            status = TessBaseAPIRecognize(api, monitor)
         }
+        try checkNoise(width: width, height: height)
+        status = TessBaseAPIRecognize(api, monitor)
         guard status == 0 else {
             if cancellation.isCancelled { throw LegibleError(.cancelled, "the recognition was cancelled") }
             throw LegibleError(.deadlineExceeded, "the recognition was stopped at its deadline")
@@ -395,6 +398,61 @@ public final class TesseractEngine: Recognizer {
             reading.medianWordHeight = reading.medianWordHeight.map { $0 * scale }
         }
         return reading
+    }
+
+    /// Tesseract's page layout analysis cannot be stopped (its monitor is only asked between
+    /// words) and takes time superlinear in the size of a noisy image: a 2000×2000 frame of
+    /// random black and white pixels held an engine 6 s, 3000×3000 43 s. Images this large or
+    /// larger have their noise measured first, on Tesseract's own thresholded image (which its
+    /// recognition then reuses); smaller ones are analysed within about a second at worst.
+    static let noiseCheckFromPixels = 1_000_000
+    /// Above this share of neighbouring pixels that differ in the thresholded image, the image
+    /// is noise, not text, and is refused rather than analysed. Measured (document mode, the
+    /// corpus's 18 images of 1 MP or more and two 4000×3000 pages of 14 and 22 px print): random
+    /// black and white pixels 0.49–0.50; corpus pages, receipts, signs 0.00–0.06; the 14 px page
+    /// 0.16. Coarser noise (runs of two pixels or more) is not caught; only a worker process that
+    /// can be killed bounds every image (issue 18).
+    static let maximumNoise = 0.3
+
+    /// Refuses an image whose layout analysis would hold the engine for long because it is
+    /// noise (a camera's sensor in the dark, a fuzzer's frame).
+    private func checkNoise(width: Int, height: Int) throws(LegibleError) {
+        guard width * height >= Self.noiseCheckFromPixels, let binary = TessBaseAPIGetThresholdedImage(api) else {
+            return
+        }
+        defer {
+            var owned: UnsafeMutablePointer<PIX>? = binary
+            pixDestroy(&owned)
+        }
+        let noise = Self.transitionShare(binary)
+        lastNoise = noise
+        guard noise <= Self.maximumNoise else {
+            throw LegibleError(
+                .invalidArgument,
+                "the frame is noise, not text (\(Int((noise * 100).rounded())) % of neighbouring pixels differ; text stays under "
+                    + "\(Int(Self.maximumNoise * 100)) %): its page layout would hold the engine for long")
+        }
+    }
+
+    /// The share of horizontally neighbouring pixels that differ in a 1-bit image, over every
+    /// fourth row (Leptonica's words hold 32 pixels, the leftmost in the top bit).
+    static func transitionShare(_ pix: UnsafeMutablePointer<PIX>) -> Double {
+        let words = Int(pixGetWidth(pix)) / 32
+        let height = Int(pixGetHeight(pix))
+        let wordsPerLine = Int(pixGetWpl(pix))
+        guard words > 0, height > 0, let data = pixGetData(pix) else { return 0 }
+        var differing = 0
+        var pairs = 0
+        for y in stride(from: 0, to: height, by: 4) {
+            let row = data + y * wordsPerLine
+            for x in 0..<words {
+                let word = row[x]
+                differing += ((word ^ (word >> 1)) & 0x7FFF_FFFF).nonzeroBitCount
+                if x + 1 < words { differing += Int((word & 1) ^ (row[x + 1] >> 31)) }
+            }
+            pairs += words * 32 - 1
+        }
+        return pairs > 0 ? Double(differing) / Double(pairs) : 0
     }
 
     // MARK: The iterator walk

@@ -91,7 +91,10 @@ let command = Command(
             default: "300"),
         .value(
             "frame-deadline-ms", valueName: "ms",
-            help: "Fail a recognition running longer (DEADLINE_EXCEEDED); 0 for none.", default: "0"),
+            help:
+                "Fail a recognition running longer (DEADLINE_EXCEEDED); 0 for none. Raise it for large dense "
+                + "documents (a 12 MP page of small print can take minutes).",
+            default: "10000"),
         .value(
             "max-sessions", valueName: "n", help: "Sessions at once; more are refused with UNAVAILABLE.",
             default: "4096"),
@@ -132,7 +135,10 @@ let command = Command(
             "custom-engine-mb", valueName: "mb", help: "Estimated memory those engines may take together.",
             default: "512"),
         .value("max-message-bytes", valueName: "n", help: "Largest message accepted.", default: "16777216"),
-        .value("max-pixels", valueName: "n", help: "Largest decoded frame, in pixels.", default: "40000000"),
+        .value(
+            "max-pixels", valueName: "n",
+            help: "Largest decoded frame, in pixels: 4096x4096 by default (a 12 MP phone photo fits).",
+            default: "16777216"),
         .value("latin-model", valueName: "name", help: "Short for --model latin=NAME.", default: "eng"),
         .value("log-level", valueName: "level", help: "debug, info, warning or error.", default: "info"),
         .value("log-format", valueName: "format", help: "text or json, one line per event on stderr.", default: "text"),

@@ -70,6 +70,44 @@ import Testing
         #expect(label.text.contains("Model X200"), "\(label.text.debugDescription)")
     }
 
+    /// Issue 18: Tesseract's page layout cannot be stopped, and a large frame of random black
+    /// and white pixels held an engine for minutes. Such a frame is refused at once; a large
+    /// frame of text (the 720p fixture on a 1400×900 canvas, past the 1 MP check) is read.
+    @Test(arguments: [RecognitionMode.text, .document])
+    func largeNoiseIsRefusedBeforeLayoutAndLargeTextIsRead(mode: RecognitionMode) throws {
+        let engine = try engine()
+        var seed: UInt64 = 7
+        let noise = GrayImage(
+            width: 1200, height: 1000, bytesPerRow: 1200,
+            pixels: (0..<1_200_000).map { _ in
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return seed >> 63 == 0 ? 0 : 255
+            })
+        let clock = ContinuousClock()
+        let started = clock.now
+        do {
+            _ = try engine.recognize(noise, request: RecognitionRequest(mode: mode))
+            Issue.record("a 1200x1000 noise frame was analysed")
+        } catch {
+            #expect(error.code == .invalidArgument && error.message.contains("noise"), "\(error)")
+        }
+        #expect(clock.now - started < .milliseconds(500))
+        #expect((engine.lastNoise ?? 0) > 0.45)
+
+        let camera = try gray("camera-720p")
+        var canvas = GrayImage(
+            width: 1400, height: 900, bytesPerRow: 1400, pixels: [UInt8](repeating: 255, count: 1400 * 900))
+        for y in 0..<camera.height {
+            for x in 0..<camera.width {
+                canvas.pixels[(y + 90) * 1400 + x + 60] = camera.pixels[y * camera.bytesPerRow + x]
+            }
+        }
+        let text = try engine.recognize(canvas, request: RecognitionRequest(mode: mode)).text
+        let cer = characterErrorRate(text, truth: try truth("camera-720p").text)
+        #expect(cer < 0.1, "CER \(cer): \(text.debugDescription)")
+        #expect((engine.lastNoise ?? 1) < 0.1)
+    }
+
     @Test func emptyImageGivesEmptyText() throws {
         let result = try engine().recognize(
             GrayImage(width: 0, height: 0, bytesPerRow: 0, pixels: []), request: RecognitionRequest())

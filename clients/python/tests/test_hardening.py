@@ -208,6 +208,61 @@ def test_past_a_connection_limit_of_started_sessions_a_newcomer_is_refused(flag,
         server.stop()
 
 
+def noise_frame(side):
+    """side x side GRAY8 pixels, each black or white at random (the same every run)."""
+    raw = random.Random(7).randbytes(side * side).translate(bytes(0 if i < 128 else 255 for i in range(256)))
+    return pb.ClientMessage(frame=pb.Frame(frame_id=1, image=build_image(pb.ENCODING_GRAY8, raw, side, side, side)))
+
+
+def test_noise_frames_from_two_clients_who_hang_up_leave_a_polite_client_answered():
+    """Issue 18: two clients each sent a 4000x4000 frame of random pixels and hung up; a polite
+    client's frame then waited minutes (Tesseract's page layout cannot be stopped). On the default
+    flags: the text-mode frame goes through the line detector, the document-mode one is refused as
+    noise before layout, and the polite client is answered within 10 s both while the noise is
+    being read and after its senders hung up."""
+    server = Server()
+    try:
+        noisy = []
+        for mode in (pb.MODE_TEXT, pb.MODE_DOCUMENT):
+            stream = started(server, mode=mode, recognize_unchanged=True)
+            stream.send(noise_frame(4000))
+            noisy.append(stream)
+        polite = started(server, recognize_unchanged=True)
+        polite.sock.settimeout(10)
+        time.sleep(1)
+        began = time.monotonic()
+        assert label_read(polite, 1)
+        during = time.monotonic() - began
+        document = result_of(noisy[1])
+        assert document.status == pb.FRAME_STATUS_FAILED, document
+        assert document.error.code == 3 and "noise" in document.error.message, document.error  # INVALID_ARGUMENT
+        for stream in noisy:
+            stream.close()
+        began = time.monotonic()
+        assert label_read(polite, 2)
+        after = time.monotonic() - began
+        assert during < 10 and after < 10
+        print(f"\npolite frame answered in {during:.2f} s during the noise, {after:.2f} s after its senders hung up")
+    finally:
+        server.stop()
+
+
+def test_every_frame_has_a_budget_by_default(server):
+    """A recognition has 10 s by default (SessionStarted says so), and a frame over 4096x4096
+    pixels is refused (RESOURCE_EXHAUSTED) before it is decoded."""
+    stream, reply = start(server, recognize_unchanged=True)
+    assert reply.started.limits.frame_deadline_ms == 10000, reply
+    import io
+    from PIL import Image
+    png = io.BytesIO()
+    Image.new("L", (4097, 4096), 255).save(png, "PNG")  # 16,781,312 pixels in 20 KB
+    stream.send(pb.ClientMessage(frame=pb.Frame(frame_id=1, image=build_image(pb.ENCODING_PNG, png.getvalue()))))
+    answer = result_of(stream)
+    assert answer.status == pb.FRAME_STATUS_FAILED and answer.error.code == RESOURCE_EXHAUSTED, answer
+    assert "over the limit of 16777216 pixels" in answer.error.message, answer.error
+    stream.close()
+
+
 def test_clients_vanishing_at_200_random_points_leave_nothing_behind():
     port = free_port()
     server = Server("--metrics", f"tcp:127.0.0.1:{port}", "--workers", "1")
