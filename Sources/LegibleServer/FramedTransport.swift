@@ -19,6 +19,9 @@ final class FramedTransport: EventHandler, SessionStream {
     private let log: Log
     private var closeAfterFlush = false
     private var readingPaused = false
+    /// Not read because the server's pool for partial messages is spent (`ReadBudget`).
+    private var budgetPaused = false
+    private let budget: ReadBudget
     private var peerFinishedSending = false
     private var isClosed = false
     /// `--max-message-bytes`, taken once the session has started.
@@ -30,6 +33,7 @@ final class FramedTransport: EventHandler, SessionStream {
         self.loop = server.loop
         self.metrics = server.metrics
         self.log = server.log
+        self.budget = server.readBudget
         self.maxMessageBytes = maxMessageBytes
         self.stream = FramedStream(
             socket: socket, maxMessageBytes: min(startMessageBytes, maxMessageBytes),
@@ -44,13 +48,13 @@ final class FramedTransport: EventHandler, SessionStream {
 
     func handleEvents(readable: Bool, writable: Bool, hangup: Bool) {
         if writable { flush() }
-        if readable && !isClosed && !readingPaused && !peerFinishedSending { readAvailable() }
+        if readable && !isClosed && !readingPaused && !budgetPaused && !peerFinishedSending { readAvailable() }
         // Both directions gone (EPOLLHUP/EPOLLERR): nobody is left to answer.
         if hangup && !isClosed { abort(reason: "hang-up") }
     }
 
     func readArrived() {
-        if !isClosed && !readingPaused && !peerFinishedSending && !closeAfterFlush { readAvailable() }
+        if !isClosed && !readingPaused && !budgetPaused && !peerFinishedSending && !closeAfterFlush { readAvailable() }
     }
 
     private func readAvailable() {
@@ -70,6 +74,11 @@ final class FramedTransport: EventHandler, SessionStream {
                 deliverMessages()
                 handler?.bytesArrived(inMessage: !stream.isAtMessageBoundary)
                 if isClosed || readingPaused || closeAfterFlush { return }
+                if !budget.holds(stream.bufferedByteCount, self) {
+                    budgetPaused = true
+                    watch()
+                    return
+                }
             }
         }
     }
@@ -151,8 +160,20 @@ final class FramedTransport: EventHandler, SessionStream {
             readingPaused = stream.isBackedUp
             handler?.writeQueue(backedUp: readingPaused)
         }
+        watch()
+    }
+
+    /// The budget has room again: read on.
+    func resumeReading() {
+        guard budgetPaused, !isClosed else { return }
+        budgetPaused = false
+        watch()
+    }
+
+    /// Tells the loop what to wake this transport for.
+    private func watch() {
         loop.modify(
-            socket.descriptor, readable: !readingPaused && !peerFinishedSending && !closeAfterFlush,
+            socket.descriptor, readable: !readingPaused && !budgetPaused && !peerFinishedSending && !closeAfterFlush,
             writable: stream.hasQueuedBytes)
     }
 
@@ -160,9 +181,53 @@ final class FramedTransport: EventHandler, SessionStream {
         guard !isClosed else { return }
         isClosed = true
         loop.unregister(socket.descriptor)
+        budget.forget(self)
         // Bookkeeping (gauges, scheduler) before the descriptor goes, so that whoever sees the
         // socket closed also sees the session gone from /metrics.
         handler?.closed(reason: reason)
         socket.close()
+    }
+}
+
+/// The server's `PartialMessagePool` and the transports it has paused; on the loop thread.
+final class ReadBudget {
+    private var pool: PartialMessagePool<ObjectIdentifier>
+    private var paused: [ObjectIdentifier: FramedTransport] = [:]
+    private let metrics: ServerMetrics
+
+    /// Each connection holds up to this much of a message outside the pool.
+    static let allowance = 2 * 1024 * 1024
+
+    init(pool: Int, metrics: ServerMetrics) {
+        self.pool = PartialMessagePool(allowance: Self.allowance, pool: pool)
+        self.metrics = metrics
+    }
+
+    /// `transport` holds `bytes` of a message not yet whole: whether it may read on.
+    func holds(_ bytes: Int, _ transport: FramedTransport) -> Bool {
+        let id = ObjectIdentifier(transport)
+        let before = pool.heldBytes
+        let decision = pool.holds(bytes, id)
+        if pool.heldBytes != before { metrics.partialMessageBytes(pool.heldBytes) }
+        if !decision.mayRead {
+            paused[id] = transport
+            metrics.readPausedForMemory()
+        }
+        resume(decision.resume)
+        return decision.mayRead
+    }
+
+    /// `transport` closed.
+    func forget(_ transport: FramedTransport) {
+        let id = ObjectIdentifier(transport)
+        paused[id] = nil
+        let before = pool.heldBytes
+        let resumed = pool.forget(id)
+        if pool.heldBytes != before { metrics.partialMessageBytes(pool.heldBytes) }
+        resume(resumed)
+    }
+
+    private func resume(_ ids: [ObjectIdentifier]) {
+        for id in ids { paused.removeValue(forKey: id)?.resumeReading() }
     }
 }

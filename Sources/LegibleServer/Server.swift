@@ -41,6 +41,8 @@ public final class Server {
     private var admittedSessions = 0
     /// Connections turned away at --max-connections or --max-connections-per-peer.
     private(set) var refusedConnections: UInt64 = 0
+    /// Bytes of messages still arriving, across connections (`--max-buffered-bytes`).
+    let readBudget: ReadBudget
     /// Which accepted connections are open, unstarted, and from whom.
     private var admission: ConnectionAdmission<Socket.Peer>
     private let installedModels: Set<String>
@@ -62,6 +64,7 @@ public final class Server {
             limits: .init(
                 maxConnections: configuration.maxConnections, maxUnstarted: configuration.maxUnstartedConnections,
                 maxPerPeer: configuration.maxConnectionsPerPeer))
+        readBudget = ReadBudget(pool: configuration.maxBufferedBytes, metrics: metrics)
         let pipelines = PipelineFactory(
             settings: PipelineFactory.Settings(
                 tessdata: configuration.tessdata, maxPixels: configuration.maxPixels,

@@ -35,6 +35,9 @@ public struct ServerConfiguration: Sendable {
     /// Connections whose session has not started (no StartSession accepted yet) at once; the
     /// oldest of them is closed to make room for a newcomer, here and at the other limits.
     public var maxUnstartedConnections: Int = 1024
+    /// Bytes of partial messages held across connections beyond 2 MiB each (see
+    /// `PartialMessagePool`): past it the largest holders are not read.
+    public var maxBufferedBytes: Int = 256 * 1024 * 1024
     /// Open connections from one peer (a uid on a Unix socket, an address on TCP).
     public var maxConnectionsPerPeer: Int = 2048
     /// StartSession must arrive within this of connecting.
@@ -125,6 +128,7 @@ public struct ServerConfiguration: Sendable {
             ("max-connections", "\(maxConnections)"),
             ("max-unstarted-connections", "\(maxUnstartedConnections)"),
             ("max-connections-per-peer", "\(maxConnectionsPerPeer)"),
+            ("max-buffered-bytes", "\(maxBufferedBytes)"),
             ("first-message-seconds", seconds(firstMessageSeconds)),
             ("message-seconds", seconds(messageSeconds)),
             ("idle-seconds", seconds(idleSeconds)),

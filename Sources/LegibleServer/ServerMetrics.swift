@@ -38,6 +38,11 @@ struct ServerMetrics {
             "legible_connections_refused_total", .counter,
             help: "Connections turned away at --max-connections or --max-connections-per-peer.")
         r.define(
+            "legible_partial_message_bytes", .gauge, help: "Bytes of messages still arriving, across connections.")
+        r.define(
+            "legible_reads_paused_total", .counter,
+            help: "Connections not read for a while: --max-buffered-bytes of partial messages were held.")
+        r.define(
             "legible_connections_evicted_total", .counter,
             help: "Connections without a started session closed to make room for a newer one.")
         r.define(
@@ -92,6 +97,10 @@ struct ServerMetrics {
     func refusedConnection() { registry.increment("legible_connections_refused_total") }
 
     func evictedConnection() { registry.increment("legible_connections_evicted_total") }
+
+    func partialMessageBytes(_ bytes: Int) { registry.set("legible_partial_message_bytes", to: Double(bytes)) }
+
+    func readPausedForMemory() { registry.increment("legible_reads_paused_total", ["reason": "buffered_bytes"]) }
 
     func refusedSession(reason: String) { registry.increment("legible_sessions_refused_total", ["reason": reason]) }
 

@@ -71,6 +71,9 @@ public final class FramedStream {
         set { deframer.maxMessageBytes = newValue }
     }
 
+    /// Bytes of a message not yet whole (what the peer makes this stream hold).
+    public var bufferedByteCount: Int { deframer.bufferedByteCount }
+
     /// No part of a message is buffered: a stream that ends now ends cleanly.
     public var isAtMessageBoundary: Bool { deframer.isAtMessageBoundary }
 

@@ -58,6 +58,12 @@ public struct MessageDeframer: Sendable {
         self.maxMessageBytes = maxMessageBytes
     }
 
+    /// The most buffer capacity kept between messages (a 720p JPEG frame is 100–300 KB).
+    public static let keptCapacity = 512 * 1024
+
+    /// Bytes of memory the buffer holds now.
+    public var capacity: Int { buffer.capacity }
+
     /// Bytes received but not yet returned as a message.
     public var bufferedByteCount: Int { buffer.count - readIndex }
 
@@ -103,7 +109,9 @@ public struct MessageDeframer: Sendable {
         let message = Array(buffer[start..<start + length])
         readIndex = start + length
         if readIndex == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
+            // A stream of ordinary frames reuses its buffer; one big message must not leave a
+            // connection holding its size for as long as it stays open.
+            buffer.removeAll(keepingCapacity: buffer.capacity <= Self.keptCapacity)
             readIndex = 0
         }
         return message

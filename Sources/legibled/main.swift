@@ -112,6 +112,12 @@ let command = Command(
             "max-connections-per-peer", valueName: "n",
             help: "Open connections from one peer: a user on a Unix socket, an address on TCP.", default: "2048"),
         .value(
+            "max-buffered-bytes", valueName: "n",
+            help:
+                "Bytes of messages still arriving held across connections beyond 2 MiB each; past it the largest "
+                + "senders are not read until memory frees.",
+            default: "268435456"),
+        .value(
             "first-message-seconds", valueName: "s", help: "Close a client that sends no StartSession this long.",
             default: "10"),
         .value(
@@ -279,6 +285,9 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
     if parsed.isSet("max-connections") { configuration.maxConnections = try integer("max-connections", 1...1_000_000) }
     if parsed.isSet("max-unstarted-connections") {
         configuration.maxUnstartedConnections = try integer("max-unstarted-connections", 1...1_000_000)
+    }
+    if parsed.isSet("max-buffered-bytes") {
+        configuration.maxBufferedBytes = try integer("max-buffered-bytes", 0...(1 << 40))
     }
     if parsed.isSet("max-connections-per-peer") {
         configuration.maxConnectionsPerPeer = try integer("max-connections-per-peer", 1...1_000_000)

@@ -263,6 +263,56 @@ def test_every_frame_has_a_budget_by_default(server):
     stream.close()
 
 
+def test_senders_of_huge_messages_share_one_memory_budget_and_a_polite_client_goes_on():
+    """Six started sessions each declare a 15 MB message and push 10 MB of it (60 MB in all):
+    with --max-buffered-bytes 4 MB the server holds at most the pool, 2 MiB per connection and
+    one message being read past it, stops reading the others, and still reads a polite client's
+    frames at once; when the senders go, nothing is held."""
+    port = free_port()
+    server = Server("--max-buffered-bytes", "4000000", "--metrics", f"tcp:127.0.0.1:{port}")
+    hogs = []
+    try:
+        polite = started(server, recognize_unchanged=True)
+        for _ in range(6):
+            hog = started(server)
+            hog.sock.settimeout(4)
+            hogs.append(hog)
+
+        def push(hog):
+            try:
+                hog.sock.sendall(b"\x00" + struct.pack(">I", 15_000_000) + bytes(10_000_000))
+            except OSError:
+                pass  # not read any more: the budget at work
+        threads = [threading.Thread(target=push, args=(hog,)) for hog in hogs]
+        for thread in threads:
+            thread.start()
+        held = []
+        polite_seconds = []
+        began = time.monotonic()
+        while time.monotonic() - began < 4:
+            held.append(samples(get(port, "/metrics")[1]).get("legible_partial_message_bytes", 0))
+            sent = time.monotonic()
+            assert label_read(polite, len(polite_seconds) + 1)
+            polite_seconds.append(time.monotonic() - sent)
+        for thread in threads:
+            thread.join()
+        metrics = samples(get(port, "/metrics")[1])
+        bound = 4_000_000 + 6 * 2 * 1024 * 1024 + 10_000_000 + 6 * 8 * 65536
+        assert max(held) <= bound, (max(held), bound)
+        assert metrics['legible_reads_paused_total{reason="buffered_bytes"}'] >= 1, metrics
+        assert max(polite_seconds) < 2, polite_seconds
+        for hog in hogs:
+            hog.close()
+        wait_for(lambda: samples(get(port, "/metrics")[1])["legible_partial_message_bytes"] == 0, timeout=10,
+                 what="the senders' bytes freed")
+        print(f"\n60 MB pushed by 6 senders: at most {max(held) / 1e6:.1f} MB held (bound {bound / 1e6:.1f} MB); "
+              f"polite frames answered in at most {max(polite_seconds):.2f} s")
+    finally:
+        for hog in hogs:
+            hog.close()
+        server.stop()
+
+
 def test_clients_vanishing_at_200_random_points_leave_nothing_behind():
     port = free_port()
     server = Server("--metrics", f"tcp:127.0.0.1:{port}", "--workers", "1")
