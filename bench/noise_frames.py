@@ -6,7 +6,7 @@ after --hold seconds; a third, polite client then sends the 640x480 label fixtur
 answer. Run once per set of legibled flags given with --flags (repeatable).
 
     python3 bench/noise_frames.py [--legibled .build/release/legibled] [--hold 12]
-        [--side 4000] [--give-up 60] [--flags "" --flags "--frame-deadline-ms 3000"]
+        [--side 4000] [--give-up 60] [--mode text|document] [--flags "" --flags "--frame-deadline-ms 3000"]
 
 Prints, per set of flags, how each noise frame was answered (and when), and how long the
 polite client's frame took while the noise was being read and after its senders hung up.
@@ -68,6 +68,7 @@ def main():
     p.add_argument("--flags", action="append")
     p.add_argument("--give-up", type=float, default=60.0, help="seconds the polite client waits for each answer")
     p.add_argument("--side", type=int, default=4000, help="the noise frame's side in pixels")
+    p.add_argument("--mode", choices=["text", "document"], default="text", help="the noise sessions' mode")
     a = p.parse_args()
     global SIDE
     SIDE = a.side
@@ -88,7 +89,8 @@ def main():
             sent = time.monotonic()
             for i in range(2):
                 s = Stream("unix:" + sock)
-                s.send(pb.ClientMessage(start=pb.StartSession(options=pb.RecognitionOptions(recognize_unchanged=True))))
+                s.send(pb.ClientMessage(start=pb.StartSession(options=pb.RecognitionOptions(
+                    recognize_unchanged=True, mode=pb.MODE_DOCUMENT if a.mode == "document" else pb.MODE_TEXT))))
                 s.receive()
                 s.send(pb.ClientMessage(frame=pb.Frame(frame_id=1, image=build_image(
                     pb.ENCODING_GRAY8, data, SIDE, SIDE, SIDE))))
@@ -106,8 +108,8 @@ def main():
                 s.close()
             after = polite_answer(polite, 2, label)
             noise_text = ", ".join("%s in %.1f s" % answers[i] if i in answers else "none" for i in range(2))
-            print("flags %-45r noise answered: %s; polite frame sent 1 s after the noise: %s; "
-                  "sent after the noise clients hung up at %.0f s: %s" % (flags, noise_text, during, a.hold, after))
+            print("mode %s, flags %-45r noise answered: %s; polite frame sent 1 s after the noise: %s; "
+                  "sent after the noise clients hung up at %.0f s: %s" % (a.mode, flags, noise_text, during, a.hold, after))
         finally:
             server.terminate()
             server.wait()
