@@ -26,12 +26,15 @@ public struct PipelineFactory: Sendable {
         public var secondOpinionBelow: Float
         /// Replaces Tesseract (tests, calibration): no detector, no second opinion.
         public var recognizerFactory: RecognizerFactory?
+        /// A page image this noisy is refused before Tesseract's layout (`NoiseGate`, `--max-noise`).
+        public var maximumNoise: Double
 
         public init(
             tessdata: String, maxPixels: Int, detector: (model: String, maxSide: Int)?, minimumLineConfidence: Float,
             ppOCRScripts: Set<Script>, recognitionModel: String, secondOpinionBelow: Float,
-            recognizerFactory: RecognizerFactory?
+            recognizerFactory: RecognizerFactory?, maximumNoise: Double = NoiseGate.defaultMaximumShare
         ) {
+            self.maximumNoise = maximumNoise
             self.tessdata = tessdata
             self.maxPixels = maxPixels
             self.detector = recognizerFactory == nil ? detector : nil
@@ -75,6 +78,7 @@ public struct PipelineFactory: Sendable {
             } else {
                 try TesseractEngine(tessdata: tessdata, key: key, cancellation: cancellation)
             }
+        if let tesseract = engine as? TesseractEngine { tesseract.maximumNoise = settings.maximumNoise }
         if lineDetectors != nil {
             if key.models.contains(where: {
                 ModelCatalog.script(ofModel: $0).map(settings.ppOCRScripts.contains) ?? false

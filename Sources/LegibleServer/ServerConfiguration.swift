@@ -17,6 +17,9 @@ public struct ServerConfiguration: Sendable {
     public var maxMessageBytes: Int = 16 << 20
     /// Decoded pixels allowed per frame (a decompression-bomb cap).
     public var maxPixels: Int = 16_777_216
+    /// A frame of 1 MP or more read by Tesseract's page layout is refused as noise above this
+    /// share of differing neighbouring pixels (`NoiseGate`); 1 never.
+    public var maxNoise: Double = NoiseGate.defaultMaximumShare
     /// The model each script reads (`--model SCRIPT=NAME`).
     public var models = ModelSelection()
     /// An engine idle this long is unloaded; 0 keeps engines loaded.
@@ -138,6 +141,7 @@ public struct ServerConfiguration: Sendable {
             ("custom-engine-mb", "\(customEngineMegabytes)"),
             ("max-message-bytes", "\(maxMessageBytes)"),
             ("max-pixels", "\(maxPixels)"),
+            ("max-noise", "\(maxNoise)"),
             ("metrics", metricsAddress.map(\.description) ?? ""),
             ("log-level", logLevel.name),
             ("log-format", logFormat.rawValue),

@@ -59,6 +59,9 @@ public final class TesseractEngine: Recognizer {
     public let cancellation: RecognitionCancellation
     /// The noise `checkNoise` measured in the last large image (for tests).
     public private(set) var lastNoise: Double?
+    /// A page image of `NoiseGate.fromPixels` or more whose noise is above this is refused
+    /// before Tesseract's layout analysis (`--max-noise`); 1 measures nothing.
+    public var maximumNoise = NoiseGate.defaultMaximumShare
     /// The page segmentation to force in every mode (benchmarks); nil chooses per request.
     public var segmentationOverride: PageSegmentation?
 
@@ -400,24 +403,11 @@ public final class TesseractEngine: Recognizer {
         return reading
     }
 
-    /// Tesseract's page layout analysis cannot be stopped (its monitor is only asked between
-    /// words) and takes time superlinear in the size of a noisy image: a 2000×2000 frame of
-    /// random black and white pixels held an engine 6 s, 3000×3000 43 s. Images this large or
-    /// larger have their noise measured first, on Tesseract's own thresholded image (which its
-    /// recognition then reuses); smaller ones are analysed within about a second at worst.
-    static let noiseCheckFromPixels = 1_000_000
-    /// Above this share of neighbouring pixels that differ in the thresholded image, the image
-    /// is noise, not text, and is refused rather than analysed. Measured (document mode, the
-    /// corpus's 18 images of 1 MP or more and two 4000×3000 pages of 14 and 22 px print): random
-    /// black and white pixels 0.49–0.50; corpus pages, receipts, signs 0.00–0.06; the 14 px page
-    /// 0.16. Coarser noise (runs of two pixels or more) is not caught; only a worker process that
-    /// can be killed bounds every image (issue 18).
-    static let maximumNoise = 0.3
-
     /// Refuses an image whose layout analysis would hold the engine for long because it is
     /// noise (a camera's sensor in the dark, a fuzzer's frame).
     private func checkNoise(width: Int, height: Int) throws(LegibleError) {
-        guard width * height >= Self.noiseCheckFromPixels, let binary = TessBaseAPIGetThresholdedImage(api) else {
+        guard width * height >= NoiseGate.fromPixels, maximumNoise < 1, let binary = TessBaseAPIGetThresholdedImage(api)
+        else {
             return
         }
         defer {
@@ -426,11 +416,12 @@ public final class TesseractEngine: Recognizer {
         }
         let noise = Self.transitionShare(binary)
         lastNoise = noise
-        guard noise <= Self.maximumNoise else {
+        guard noise <= maximumNoise else {
             throw LegibleError(
                 .invalidArgument,
-                "the frame is noise, not text (\(Int((noise * 100).rounded())) % of neighbouring pixels differ; text stays under "
-                    + "\(Int(Self.maximumNoise * 100)) %): its page layout would hold the engine for long")
+                "the frame is noise, not text (\(Double(Int((noise * 1000).rounded())) / 10) % of neighbouring pixels differ; text "
+                    + "stays under "
+                    + "\(Int(maximumNoise * 100)) %): its page layout would hold the engine for long")
         }
     }
 

@@ -145,6 +145,12 @@ let command = Command(
             "max-pixels", valueName: "n",
             help: "Largest decoded frame, in pixels: 4096x4096 by default (a 12 MP phone photo fits).",
             default: "16777216"),
+        .value(
+            "max-noise", valueName: "share",
+            help:
+                "A frame of 1 MP or more for Tesseract's page layout is refused (INVALID_ARGUMENT) when more of its "
+                + "neighbouring pixels differ than this: noise, whose layout cannot be stopped; 1 never.",
+            default: "0.3"),
         .value("latin-model", valueName: "name", help: "Short for --model latin=NAME.", default: "eng"),
         .value("log-level", valueName: "level", help: "debug, info, warning or error.", default: "info"),
         .value("log-format", valueName: "format", help: "text or json, one line per event on stderr.", default: "text"),
@@ -262,6 +268,12 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
     }
     if parsed.isSet("max-message-bytes") {
         configuration.maxMessageBytes = try integer("max-message-bytes", 1024...Int(UInt32.max))
+    }
+    if parsed.isSet("max-noise") {
+        guard let share = Double(parsed.value("max-noise")!), share >= 0, share <= 1 else {
+            throw LegibleError(.invalidArgument, "--max-noise takes a share between 0 and 1")
+        }
+        configuration.maxNoise = share
     }
     if parsed.isSet("max-pixels") { configuration.maxPixels = try integer("max-pixels", 1...1_000_000_000) }
     var models = configuration.models.defaults
