@@ -56,6 +56,13 @@ final class OpenVINOModel {
         try check(ov_model_reshape_single_input(model, partial), "reshape to \(dimensions)")
     }
 
+    /// Entries of the CPU plugin's cache of kernels per input shape of a dynamic-shape model
+    /// (OpenVINO's default: 5000). With the default one client sending frames of 400 distinct
+    /// sizes grew legibled from 314 to 1228 MB; with 16 (or 0) it stays near 600 MB, the
+    /// static-shape compilations and buffers of `TextDetector`'s bounded cache
+    /// (docs/library-facts.md, "OpenVINO: the runtime cache").
+    static let runtimeCacheCapacity = 16
+
     /// Compiles the model as it is now shaped for the CPU, on `threads` inference threads
     /// (`INFERENCE_NUM_THREADS`) and one stream, its threads not pinned to cores: every
     /// detector pins to the same first core otherwise, so two engines detecting at once share
@@ -63,6 +70,7 @@ final class OpenVINOModel {
     func compile(threads: Int) throws(LegibleError) -> CompiledShape {
         let properties: [(String, String)] = [
             ("INFERENCE_NUM_THREADS", String(threads)), ("NUM_STREAMS", "1"), ("ENABLE_CPU_PINNING", "NO"),
+            ("CPU_RUNTIME_CACHE_CAPACITY", String(Self.runtimeCacheCapacity)),
         ]
         let strings = properties.flatMap { [strdup($0.0)!, strdup($0.1)!] }
         defer { for string in strings { free(string) } }
