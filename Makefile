@@ -162,9 +162,10 @@ LSAN_SUPPRESSIONS := suppressions=$(CURDIR)/scripts/sanitizers/lsan.supp
 SANITIZER_REPORTS = $(CURDIR)/.build/$(1)/reports
 
 test-asan: deps python-proto ## Swift tests, then the end-to-end suite, under AddressSanitizer + LeakSanitizer.
-	SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=$(LSAN_SUPPRESSIONS) swift test --sanitize=address --build-path .build/asan
+	SWIFT_BACKTRACE=enable=no TBB_ENABLE_SANITIZERS=1 LSAN_OPTIONS=$(LSAN_SUPPRESSIONS) \
+	  swift test --sanitize=address --build-path .build/asan
 	rm -rf $(call SANITIZER_REPORTS,asan) && mkdir -p $(call SANITIZER_REPORTS,asan)
-	cd clients/python && SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=$(LSAN_SUPPRESSIONS) \
+	cd clients/python && SWIFT_BACKTRACE=enable=no TBB_ENABLE_SANITIZERS=1 LSAN_OPTIONS=$(LSAN_SUPPRESSIONS) \
 	  ASAN_OPTIONS=log_path=$(call SANITIZER_REPORTS,asan)/asan LEGIBLE_SANITIZED=1 \
 	  LEGIBLED=$(CURDIR)/.build/asan/debug/legibled python3 -m pytest -q tests
 	scripts/sanitizers/check-reports.sh $(call SANITIZER_REPORTS,asan)

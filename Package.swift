@@ -151,7 +151,11 @@ let package = Package(
         // tests of what they found share it, so a crash input replays through the same path.
         .target(
             name: "LegibleFuzzHarness",
-            dependencies: ["LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSessions", "LegibleImaging"],
+            dependencies: [
+                "LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSessions", "LegibleImaging",
+                // frame-path: one engine's FramePipeline with Tesseract, the detector and PP-OCR.
+                "LegibleEngine", "LegibleTesseract", "LegibleDetection", "LegibleReading",
+            ],
             path: "fuzz/Harness", swiftSettings: strict),
 
         // Tests.
@@ -206,6 +210,7 @@ let package = Package(
 if Context.environment["LEGIBLE_FUZZ"] != nil {
     for (name, folder) in [
         ("fuzz-framing", "framing"), ("fuzz-client-message", "client-message"), ("fuzz-imaging", "imaging"),
+        ("fuzz-frame-path", "frame-path"),
     ] {
         package.targets.append(
             .executableTarget(

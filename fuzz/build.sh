@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (fuzz/framing, fuzz/client-message, fuzz/imaging) with
-# AddressSanitizer into .build/fuzz/release/fuzz-*.
+# Builds the libFuzzer targets (fuzz/framing, fuzz/client-message, fuzz/imaging,
+# fuzz/frame-path) with AddressSanitizer into .build/fuzz/release/fuzz-*.
 #
-# How: Package.swift declares the three executables only when LEGIBLE_FUZZ is set. Every Swift
+# How: Package.swift declares the four executables only when LEGIBLE_FUZZ is set. Every Swift
 # module they depend on is compiled with -sanitize=fuzzer,address (coverage counters for
-# libFuzzer + ASan), the protoc-c C target with -fsanitize=fuzzer,address, and the link
+# libFuzzer + ASan), the package's C targets (protoc-c output, the Leptonica and libpng
+# interposers) with -fsanitize=fuzzer,address, and the link
 # brings libFuzzer's main from the toolchain (lib/clang/*/lib/linux/libclang_rt.fuzzer*.a).
 # Its own build path keeps these objects apart from the ordinary debug/release builds.
 #
@@ -18,13 +19,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=.build/fuzz
-for product in fuzz-framing fuzz-client-message fuzz-imaging; do
+products=(fuzz-framing fuzz-client-message fuzz-imaging fuzz-frame-path)
+for product in "${products[@]}"; do
   LEGIBLE_FUZZ=1 swift build -c release --build-path "$build" --sanitize=fuzzer \
     -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=address --product "$product" 2>&1 \
     | { grep -v "warning: Cannot export local symbol '__asan" || true; }
 done
-# Both instruments in every object the targets are made of, Swift and C alike.
+# Both instruments in every object the targets are made of, Swift and C alike: the package's
+# own modules. The C libraries from Debian (Tesseract, Leptonica, libjpeg-turbo, libpng,
+# libexif, protobuf-c) and OpenVINO's prebuilt runtime are linked as they are, uninstrumented:
+# the fuzzer sees no coverage inside them, and ASan sees only their allocations and the libc
+# calls it intercepts (memcpy, …), not their own loads and stores.
 objects=$(find "$build"/release/{Legible{Core,Wire,WireProtobuf,Sessions,Imaging,FuzzHarness,ProtoC},fuzz_*}.build \
+  "$build"/release/{Legible{Engine,Tesseract,Detection,Reading,Entities,Sockets},C{WordImages,PNGMessages}}.build \
   -name '*.o' | sort)
 for object in $objects; do
   sections=$(objdump -h "$object")
@@ -33,8 +40,11 @@ for object in $objects; do
     exit 1
   fi
 done
-for product in fuzz-framing fuzz-client-message fuzz-imaging; do
-  counters=$(SWIFT_BACKTRACE=enable=no "$build/release/$product" -runs=0 2>&1 \
+# Only the counters are read here: no leak check (see fuzz/run.sh for frame-path's), and oneTBB
+# must not dlopen with RTLD_DEEPBIND under ASan (TBB_ENABLE_SANITIZERS, as in fuzz/run.sh).
+for product in "${products[@]}"; do
+  counters=$(SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 TBB_ENABLE_SANITIZERS=1 \
+    "$build/release/$product" -runs=0 2>&1 \
     | sed -n 's/.*(\([0-9]*\) inline 8-bit counters).*/\1/p')
   echo "$product: ${counters:-?} coverage counters; $(wc -w <<<"$objects") objects with coverage and ASan"
 done

@@ -1,5 +1,6 @@
 import Foundation
 import LegibleFuzzHarness
+import Synchronization
 import Testing
 
 /// Every input a fuzz target crashed on (Tests/Fixtures/fuzz-regressions/TARGET/*), and the
@@ -39,5 +40,16 @@ struct FuzzRegressionTests {
     @Test(arguments: inputs("imaging"))
     func imaging(_ path: String) throws {
         ImagingHarness().run(try Self.bytes(path))
+    }
+
+    /// One pipeline for every frame-path input (loading Tesseract, the detector and PP-OCR's
+    /// recognizer takes a second or so), as one engine thread keeps it; the cases run in
+    /// parallel, so they take turns.
+    static let framePath = Mutex(FramePathHarness())
+
+    @Test(arguments: inputs("frame-path"))
+    func framePath(_ path: String) throws {
+        let bytes = try Self.bytes(path)
+        Self.framePath.withLock { harness in harness.run(bytes) }
     }
 }
