@@ -829,7 +829,9 @@ def write_report(path, r, chart_name):
                   "Generated two-script signs (a line of each script in turn) and each script's own scene, seeds "
                   "100–104 (none looked at while the routing was written). *named*: the session names the frame's "
                   "scripts, each line read by its script's engine; *auto*: no script named, "
-                  "`automatically_detect_script`; *combined*: `--several-scripts combined`, one engine holding every "
+                  "`automatically_detect_script`; *auto, a stream's 2nd frame*: the same frame sent again in that "
+                  "session, first read by the script that read most lines of the first (a camera stream's case); "
+                  "*combined*: `--several-scripts combined`, one engine holding every "
                   "model of the session (before). A truth line's script is right when the returned line reading it "
                   "best (CER ≤ 0.2) names it (`TextLine.script`). ms: the server's recognition time, median. FAST, one "
                   "worker.", ""]

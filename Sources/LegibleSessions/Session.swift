@@ -117,6 +117,13 @@ public struct Session {
     private var partialSince: Duration?
     /// Since when the write queue has been over its high watermark (the client is not reading).
     private var stalledSince: Duration?
+    /// In a session whose lines are read script by script: the script that read most lines of
+    /// the last frame recognized. Its engine reads the next frame first — a camera's next frame
+    /// mostly shows the same text — so that a Korean stream with automatic script detection is
+    /// not read by the Latin, Chinese, Devanagari and Japanese engines first on every frame.
+    private var leadScript: Script?
+    /// The engine key the scheduler has this session under (the first line script's).
+    private var scheduledKey: EngineKey?
 
     public init(configuration: SessionConfiguration, deadlines: ClientDeadlines, connectedAt now: Duration) {
         self.machine = SessionStateMachine(configuration: configuration)
@@ -157,10 +164,37 @@ public struct Session {
     public mutating func received(_ message: ClientMessage, now: Duration) -> [Action] {
         lastMessageAt = now
         partialSince = nil
-        return machine.receive(message).map { action in
-            if case .submit(let frame, let settings) = action { return .submit(frame, settings, arrivedAt: now) }
-            return Self.action(action)
+        var actions: [Action] = []
+        for action in machine.receive(message) {
+            switch action {
+            case .submit(let frame, let settings):
+                let led = Self.settings(settings, ledBy: leadScript)
+                if led.engineKey != scheduledKey {
+                    // The lead changed: the frame goes to the lead script's engine first.
+                    scheduledKey = led.engineKey
+                    actions.append(.update(led))
+                }
+                actions.append(.submit(frame, led, arrivedAt: now))
+            case .register(let settings), .update(let settings):
+                scheduledKey = settings.engineKey
+                actions.append(Self.action(action))
+            default:
+                actions.append(Self.action(action))
+            }
         }
+        return actions
+    }
+
+    /// `settings` with `lead` first among its line scripts (and its engine key that script's).
+    static func settings(_ settings: SessionSettings, ledBy lead: Script?) -> SessionSettings {
+        guard let lead, let index = settings.lineScripts.firstIndex(where: { $0.script == lead }), index > 0 else {
+            return settings
+        }
+        var led = settings
+        let first = led.lineScripts.remove(at: index)
+        led.lineScripts.insert(first, at: 0)
+        led.engineKey = first.key
+        return led
     }
 
     /// The stream cannot go on (bad framing, a message that does not decode): the error is
@@ -197,6 +231,7 @@ public struct Session {
         case .recognized(let recognition):
             timing.decodeMicros = recognition.decodeMicros
             timing.recognizeMicros = recognition.recognizeMicros
+            if settings.lineScripts.count > 1 { leadScript = Self.mostLines(in: recognition.text) ?? leadScript }
             var text = recognition.text
             let (changes, stable) = scene.recognized(
                 &text, scene: recognition.scene, stableAfter: settings.stableAfter)
@@ -256,6 +291,17 @@ public struct Session {
         guard let reason else { return [] }
         return [.log("closing a slow or silent client", reason: reason)]
             + machine.streamFailed(LegibleError(.deadlineExceeded, reason)).map(Self.action)
+    }
+
+    /// The script that read most of `text`'s lines (the first of those tied, in reading order).
+    static func mostLines(in text: RecognizedText) -> Script? {
+        var counts: [Script: Int] = [:]
+        var best: Script?
+        for script in text.lines.compactMap(\.script) {
+            counts[script, default: 0] += 1
+            if best.map({ counts[script]! > counts[$0]! }) ?? true { best = script }
+        }
+        return best
     }
 
     private static func action(_ action: SessionStateMachine.Action) -> Action {

@@ -182,3 +182,97 @@ struct SessionTests {
         #expect(session.sceneSnapshot(now: .zero).textHeight == 20)
     }
 }
+
+/// A session whose lines are read script by script sends each frame first to the engine of
+/// the script that read most lines of its last recognized frame.
+@Suite("Session: the lead script")
+struct SessionLeadScriptTests {
+    static let configuration: SessionConfiguration = {
+        var configuration = SessionConfiguration(
+            sessionID: "s1", serverVersion: "test",
+            limits: ServerLimits(maxMessageBytes: 1024, pendingFramesPerSession: 1, workers: 1, replicasPerScript: 1),
+            availableScripts: [.latin, .korean, .devanagari], installedModels: ["eng", "kor", "Devanagari"])
+        configuration.readsLinesByScript = true
+        return configuration
+    }()
+
+    func frame(_ id: UInt64) -> Frame { Frame(frameID: id, image: EncodedImage(encoding: .jpeg, data: [0xFF, 0xD8])) }
+
+    func recognized(_ scripts: [Script]) -> EngineAnswer {
+        let lines = scripts.enumerated().map { index, script in
+            TextLine(
+                text: "line \(index)", frame: Rect(x: 0, y: Int32(index) * 20, width: 100, height: 16),
+                confidence: 0.9, recognizedLanguages: [], elements: [], script: script)
+        }
+        return .recognized(
+            .init(
+                text: RecognizedText(
+                    blocks: [
+                        TextBlock(
+                            text: "", frame: Rect(x: 0, y: 0, width: 100, height: 60), confidence: 0.9,
+                            recognizedLanguages: [], lines: lines)
+                    ], imageWidth: 320, imageHeight: 240),
+                quality: FrameQuality(), orientation: AppliedOrientation(orientation: .up, source: .default),
+                decodeMicros: 1, recognizeMicros: 1,
+                scene: SceneObservation(
+                    thumbnail: LumaThumbnail(cells: [Float](repeating: 128, count: 32 * 18)), policy: SkipPolicy(),
+                    sceneDifference: 0, motion: 0)))
+    }
+
+    /// The first line script of each submitted frame, and whether an update came before it.
+    func submitted(_ actions: [Session.Action]) -> (first: Script?, updated: Bool, settings: SessionSettings?) {
+        var updated = false
+        for action in actions {
+            if case .update = action { updated = true }
+            if case .submit(_, let settings, _) = action {
+                return (settings.lineScripts.first?.script, updated, settings)
+            }
+        }
+        return (nil, updated, nil)
+    }
+
+    @Test func theScriptThatReadMostLinesLeadsTheNextFrame() {
+        var session = Session(
+            configuration: Self.configuration, deadlines: SessionTests.deadlines, connectedAt: .zero)
+        let start = session.received(
+            .start(StartSession(options: RecognitionOptions(automaticallyDetectScript: true))), now: .zero)
+        guard case .register(let registered) = start.first else {
+            Issue.record("\(start)")
+            return
+        }
+        #expect(registered.lineScripts.map(\.script) == [.latin, .korean, .devanagari])
+
+        // The first frame goes to the session's first script's engine, as registered.
+        var (first, updated, settings) = submitted(session.received(.frame(frame(1)), now: .zero))
+        #expect(first == .latin && !updated)
+        _ = session.engineAnswered(
+            recognized([.korean, .latin, .korean]), frame: frame(1), settings: settings!, timing: Timing())
+
+        // Mostly Korean: the next frame goes to the Korean engine first, the scheduler told so.
+        (first, updated, settings) = submitted(session.received(.frame(frame(2)), now: .zero))
+        #expect(first == .korean && updated)
+        #expect(settings?.engineKey == EngineKey(models: ["kor"]))
+        #expect(settings?.lineScripts.map(\.script) == [.korean, .latin, .devanagari])
+        _ = session.engineAnswered(recognized([.korean]), frame: frame(2), settings: settings!, timing: Timing())
+
+        // The same lead: no update. A frame with no lines keeps the lead.
+        (first, updated, settings) = submitted(session.received(.frame(frame(3)), now: .zero))
+        #expect(first == .korean && !updated)
+        _ = session.engineAnswered(recognized([]), frame: frame(3), settings: settings!, timing: Timing())
+        (first, updated, _) = submitted(session.received(.frame(frame(4)), now: .zero))
+        #expect(first == .korean && !updated)
+    }
+
+    @Test func aSessionOfOneScriptIsLeftAlone() {
+        var configuration = Self.configuration
+        configuration.readsLinesByScript = false
+        var session = Session(configuration: configuration, deadlines: SessionTests.deadlines, connectedAt: .zero)
+        _ = session.received(
+            .start(StartSession(options: RecognitionOptions(automaticallyDetectScript: true))), now: .zero)
+        var (first, updated, settings) = submitted(session.received(.frame(frame(1)), now: .zero))
+        #expect(first == nil && !updated && settings?.lineScripts.isEmpty == true)
+        _ = session.engineAnswered(recognized([.korean]), frame: frame(1), settings: settings!, timing: Timing())
+        (first, updated, settings) = submitted(session.received(.frame(frame(2)), now: .zero))
+        #expect(first == nil && !updated && settings?.engineKey == EngineKey(models: ["eng"]))
+    }
+}

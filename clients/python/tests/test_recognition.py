@@ -234,6 +234,29 @@ def test_automatically_detect_script_reads_each_scripts_scene(server, name):
     assert scripts.count(SCRIPT_ENUMS[name]) >= len(truth["lines"]) - 1, (scripts, result.text.text)
 
 
+def test_automatically_detect_script_reads_a_streams_next_frame_with_its_script_first(server):
+    """A Korean stream with automatic detection: the first frame's lines go through the Latin
+    engine (the default script's) and others before the Korean one; the next frame starts with
+    the Korean engine, which read most lines, and reads the same text in well under the time."""
+    image, truth = scene("korean")
+    stream, started = open_session(server, automatically_detect_script=True, recognize_unchanged=True)
+    assert stream is not None, started
+    results = []
+    for frame_id in (1, 2):
+        stream.send(pb.ClientMessage(frame=pb.Frame(frame_id=frame_id, image=build_image(
+            pb.ENCODING_JPEG, jpeg(image)))))
+        message = stream.receive()
+        assert message.result.status == pb.FRAME_STATUS_RECOGNIZED, message
+        results.append(message.result)
+    stream.close()
+    first, second = results
+    assert second.text.text == first.text.text
+    assert [line.script for line in lines_of(second)] == [line.script for line in lines_of(first)]
+    assert cer(second.text.text, cf.truth_text(truth)) <= AUTO_SCRIPT_CER
+    assert second.timing.recognize_us < 0.7 * first.timing.recognize_us, (
+        first.timing.recognize_us, second.timing.recognize_us)
+
+
 def test_automatically_detect_script_on_a_two_script_sign(server):
     image, truth = cf.mixed_scene(("latin", "devanagari"))
     result = read(server, image, automatically_detect_script=True)
