@@ -2,8 +2,9 @@ internal import LegibleCore
 internal import LegibleWire
 
 /// Who can reach what the server opens: a TCP address other than loopback is reachable from
-/// the network, so a listener there needs auth tokens (unless the operator says otherwise),
-/// and /metrics there, which has no auth, is worth a warning.
+/// the network, so a listener there needs auth tokens, and /metrics there, which has no auth,
+/// needs the operator's say-so (`--allow-remote-metrics`: a Prometheus scrape or a Kubernetes
+/// probe from another host); either is then said in the log.
 enum ExposurePolicy {
     enum Decision {
         case allow
@@ -26,9 +27,16 @@ enum ExposurePolicy {
         return .warn("listening on a non-loopback address without auth tokens")
     }
 
-    /// What to log when /metrics is served at `address`; nil on loopback or a Unix socket.
-    static func metricsWarning(_ address: ServerAddress) -> String? {
-        guard case .tcp(let host, _) = address, !ServerAddress.isLoopback(host: host) else { return nil }
-        return "serving /metrics on a non-loopback address: anyone who can reach it reads the server's metrics"
+    /// Whether /metrics, /healthz and /readyz may be served at `address` (they have no auth).
+    static func metrics(_ address: ServerAddress, allowRemote: Bool) -> Decision {
+        guard case .tcp(let host, _) = address, !ServerAddress.isLoopback(host: host) else { return .allow }
+        guard allowRemote else {
+            return .refuse(
+                LegibleError(
+                    .failedPrecondition,
+                    "refusing to serve /metrics on \(address): it has no auth, so anyone who can reach it reads the "
+                        + "server's metrics and health; pass --allow-remote-metrics to do it anyway"))
+        }
+        return .warn("serving /metrics on a non-loopback address: anyone who can reach it reads the server's metrics")
     }
 }

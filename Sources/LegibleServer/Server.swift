@@ -109,6 +109,13 @@ public final class Server {
     }
 
     private func bindListeners() throws(LegibleError) {
+        if let address = configuration.metricsAddress {
+            switch ExposurePolicy.metrics(address, allowRemote: configuration.allowRemoteMetrics) {
+            case .allow: break
+            case .warn(let warning): log(.warning, warning, ["address": "\(address)"])
+            case .refuse(let error): throw error
+            }
+        }
         for address in configuration.listen {
             switch ExposurePolicy.listener(
                 address, tokensRequired: configuration.accessTokens.isRequired,
@@ -151,9 +158,6 @@ public final class Server {
         }
         timer = try RepeatingTimer(loop: loop, interval: .seconds(1)) { [unowned self] in self.tick() }
         if let address = configuration.metricsAddress {
-            if let warning = ExposurePolicy.metricsWarning(address) {
-                log(.warning, warning, ["address": "\(address)"])
-            }
             let endpoint = try MetricsEndpoint(address: address, state: health)
             metricsEndpoint = endpoint
             var shown = address

@@ -55,6 +55,8 @@ public struct ServerConfiguration: Sendable {
     public var socketGroup: String?
     /// Listen on a non-loopback TCP address without tokens (`--allow-unauthenticated-remote`).
     public var allowUnauthenticatedRemote = false
+    /// Serve /metrics on a non-loopback TCP address (`--allow-remote-metrics`).
+    public var allowRemoteMetrics = false
     /// Result bytes queued per connection before it stops reading from its client.
     public var maxWriteQueueBytes: Int = 4 << 20
     /// A connection whose client has not read its results for this long is closed.
@@ -107,6 +109,7 @@ public struct ServerConfiguration: Sendable {
             ("socket-group", socketGroup ?? ""),
             ("auth-token-file", accessTokens.isRequired ? "\(accessTokens.count) token(s)" : ""),
             ("allow-unauthenticated-remote", allowUnauthenticatedRemote ? "true" : "false"),
+            ("allow-remote-metrics", allowRemoteMetrics ? "true" : "false"),
             ("tessdata", tessdata),
             ("detector", detector.rawValue),
             ("detector-model", detectorModel),

@@ -39,6 +39,9 @@ let command = Command(
         .flag(
             "allow-unauthenticated-remote",
             help: "Listen on a non-loopback TCP address without --auth-token-file (a warning is logged)."),
+        .flag(
+            "allow-remote-metrics",
+            help: "Serve --metrics on a non-loopback TCP address; it has no auth (a warning is logged)."),
         .value(
             "tessdata", valueName: "dir", help: "Folder of Tesseract models.",
             default: "$TESSDATA_PREFIX or the Debian path"),
@@ -311,6 +314,7 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
     if parsed.isSet("idle-seconds") { configuration.idleSeconds = try integer("idle-seconds", 1...86_400) }
     if parsed.isSet("socket-group") { configuration.socketGroup = parsed.value("socket-group")! }
     configuration.allowUnauthenticatedRemote = parsed.flag("allow-unauthenticated-remote")
+    configuration.allowRemoteMetrics = parsed.flag("allow-remote-metrics")
     if parsed.isSet("auth-token-file") {
         let path = parsed.value("auth-token-file")!
         guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else {

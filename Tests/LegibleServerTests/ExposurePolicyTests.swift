@@ -35,9 +35,20 @@ struct ExposurePolicyTests {
         }
     }
 
-    @Test func metricsOffLoopbackAreWarnedAbout() {
-        #expect(ExposurePolicy.metricsWarning(.tcp(host: "0.0.0.0", port: 9090))?.contains("/metrics") == true)
-        #expect(ExposurePolicy.metricsWarning(.tcp(host: "127.0.0.1", port: 9090)) == nil)
-        #expect(ExposurePolicy.metricsWarning(.unix(path: "/tmp/m.sock")) == nil)
+    @Test func metricsOffLoopbackNeedTheOperatorsSayAndAreWarnedAbout() {
+        let remote = ServerAddress.tcp(host: "0.0.0.0", port: 9090)
+        guard case .refuse(let error) = ExposurePolicy.metrics(remote, allowRemote: false) else {
+            return #expect(Bool(false), "/metrics off loopback was not refused")
+        }
+        #expect(error.code == .failedPrecondition && error.message.contains("--allow-remote-metrics"))
+        guard case .warn(let warning) = ExposurePolicy.metrics(remote, allowRemote: true) else {
+            return #expect(Bool(false), "/metrics off loopback with the flag was not warned about")
+        }
+        #expect(warning.contains("/metrics"))
+        for address in [ServerAddress.tcp(host: "127.0.0.1", port: 9090), .unix(path: "/tmp/m.sock")] {
+            guard case .allow = ExposurePolicy.metrics(address, allowRemote: false) else {
+                return #expect(Bool(false), "\(address)")
+            }
+        }
     }
 }

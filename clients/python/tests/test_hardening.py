@@ -558,9 +558,15 @@ def test_a_non_loopback_listener_needs_tokens_or_an_explicit_flag(tmp_path):
         server.stop()
 
 
-def test_metrics_off_loopback_are_warned_about():
-    # /metrics has no auth: served on a non-loopback address, the log says so (on loopback, not).
-    server = Server("--metrics", f"tcp:0.0.0.0:{free_port()}")
+def test_metrics_off_loopback_need_the_operators_say_and_are_warned_about():
+    # /metrics has no auth: on a non-loopback address legibled refuses to start without
+    # --allow-remote-metrics, and with it the log says so (on loopback, nothing is said).
+    import subprocess
+    from test_operations import LEGIBLED
+    refused = subprocess.run([LEGIBLED, "--listen", "unix:/tmp/legible-metrics-refused.sock",
+                              "--metrics", f"tcp:0.0.0.0:{free_port()}"], capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "--allow-remote-metrics" in refused.stderr, refused.stderr
+    server = Server("--metrics", f"tcp:0.0.0.0:{free_port()}", "--allow-remote-metrics")
     quiet = Server("--metrics", f"tcp:127.0.0.1:{free_port()}")
     try:
         wait_for(lambda: "metrics on tcp:0.0.0.0" in server.read_log(), what="the metrics endpoint")
