@@ -8,7 +8,7 @@ answered and how long that takes.
 Images: the corpus's images of 1 MP or more (bench/corpus), two generated 4000x3000 pages of
 14 and 22 px print, and random black and white noise of 1000 to 3000 pixels a side.
 
-    python3 bench/noise_share.py [--legibled .build/release/legibled] [--no-answers]
+    python3 bench/noise_share.py [--legibled .build/release/legibled] [--no-answers] [--answer-flags FLAGS]
 """
 import argparse
 import io
@@ -81,9 +81,11 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--legibled", default=os.path.join(REPO, ".build", "release", "legibled"))
     p.add_argument("--no-answers", action="store_true", help="only the shares, not the default server's answers")
+    p.add_argument("--answer-flags", default="",
+                   help="legibled flags for the answers, e.g. '--frame-deadline-ms 0' to time the dense pages whole")
     a = p.parse_args()
     rows = {}
-    for flags in ["--max-noise 0"] + ([] if a.no_answers else [""]):
+    for flags in ["--max-noise 0"] + ([] if a.no_answers else [a.answer_flags or " "]):
         folder = tempfile.mkdtemp(prefix="legible-noise-share-")
         sock = os.path.join(folder, "s.sock")
         server = subprocess.Popen([a.legibled, "--listen", "unix:" + sock, "--max-pixels", "40000000"]
@@ -94,7 +96,7 @@ def main():
             for name, image in images():
                 result, seconds = answer("unix:" + sock, image)
                 row = rows.setdefault(name, {})
-                if flags:
+                if flags == "--max-noise 0":
                     found = re.search(r"\(([0-9.]+) % of neighbouring", result.error.message)
                     row["share"] = float(found.group(1)) / 100 if found else 0.0
                 else:

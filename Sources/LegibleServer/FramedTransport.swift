@@ -73,12 +73,14 @@ final class FramedTransport: EventHandler, SessionStream {
                 metrics.bytes(received: count)
                 deliverMessages()
                 handler?.bytesArrived(inMessage: !stream.isAtMessageBoundary)
-                if isClosed || readingPaused || closeAfterFlush { return }
+                // Closed, the transport is forgotten by the budget and must not be counted again.
+                if isClosed { return }
                 if !budget.holds(stream.bufferedByteCount, self) {
                     budgetPaused = true
                     watch()
                     return
                 }
+                if readingPaused || closeAfterFlush { return }
             }
         }
     }

@@ -196,7 +196,8 @@ public final class Server {
             case .admit(let evicting):
                 for serial in evicting {
                     metrics.evictedConnection()
-                    connections[serial]?.evict(
+                    // Failed as a broken stream is: told why (fatal), then closed.
+                    connections[serial]?.failed(
                         LegibleError(
                             .resourceExhausted,
                             "closed to make room for a newer connection: no session was started on this one; "

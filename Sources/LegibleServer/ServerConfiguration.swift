@@ -26,9 +26,10 @@ public struct ServerConfiguration: Sendable {
     public var engineIdleSeconds: Int = 300
     /// A recognition running longer fails with DEADLINE_EXCEEDED; 0 is no limit. The default
     /// is about 4× the slowest 720p frame measured (24 lines of small print at ACCURATE,
-    /// 2.0–2.5 s) and 50× an ordinary one (~0.2 s): one client's frame cannot hold an engine
-    /// for long, and only pages far denser than a camera sees (a 4000×3000 page of 14 px print
-    /// took 140 s) need more.
+    /// 2.0–2.5 s) and 50× an ordinary one (~0.2 s; `bench/frame_budget.py`): one client's frame
+    /// cannot hold an engine for long, and only pages far denser than a camera sees (a
+    /// 4000×3000 page of 14 px print took 140 s; `bench/noise_share.py --answer-flags
+    /// "--frame-deadline-ms 0"`) need more.
     public var frameDeadlineMillis: Int = 10_000
     /// Sessions at once; StartSession past it is answered UNAVAILABLE.
     public var maxSessions: Int = 4096

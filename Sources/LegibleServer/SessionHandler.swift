@@ -91,13 +91,6 @@ public final class SessionHandler {
         perform(session.tick(now: now))
     }
 
-    /// The server closes this stream, which has no started session, to make room for a newer
-    /// one: the client is told why.
-    func evict(_ error: LegibleError) {
-        guard !isClosed else { return }
-        perform(session.streamFailed(error))
-    }
-
     /// The server is draining.
     func shutdown() {
         stream.readArrived()

@@ -175,9 +175,13 @@ public struct Session {
                     actions.append(.update(led))
                 }
                 actions.append(.submit(frame, led, arrivedAt: now))
-            case .register(let settings), .update(let settings):
+            case .register(let settings):
                 scheduledKey = settings.engineKey
-                actions.append(Self.action(action))
+                actions.append(.register(settings))
+            case .update(let settings):
+                let led = Self.settings(settings, ledBy: leadScript)
+                scheduledKey = led.engineKey
+                actions.append(.update(led))
             default:
                 actions.append(Self.action(action))
             }

@@ -419,9 +419,9 @@ public final class TesseractEngine: Recognizer {
         guard noise <= maximumNoise else {
             throw LegibleError(
                 .invalidArgument,
-                "the frame is noise, not text (\(Double(Int((noise * 1000).rounded())) / 10) % of neighbouring pixels differ; text "
-                    + "stays under "
-                    + "\(Int(maximumNoise * 100)) %): its page layout would hold the engine for long")
+                "the frame is noise, not text (\(Double(Int((noise * 1000).rounded())) / 10) % of neighbouring pixels "
+                    + "differ; text stays under \(Int(maximumNoise * 100)) %): its page layout would hold the engine "
+                    + "for long")
         }
     }
 

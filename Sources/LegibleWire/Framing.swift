@@ -61,9 +61,6 @@ public struct MessageDeframer: Sendable {
     /// The most buffer capacity kept between messages (a 720p JPEG frame is 100–300 KB).
     public static let keptCapacity = 512 * 1024
 
-    /// Bytes of memory the buffer holds now.
-    public var capacity: Int { buffer.capacity }
-
     /// Bytes received but not yet returned as a message.
     public var bufferedByteCount: Int { buffer.count - readIndex }
 
