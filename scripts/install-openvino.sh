@@ -5,8 +5,9 @@
 #   openvino==2026.4.1            libs/ and include/openvino/c/ ->
 #                                 /usr/local/lib/legible/openvino-2026.4.1/{lib,include}
 #   rapidocr_onnxruntime==1.4.4   models/*.onnx -> /usr/local/share/legible/models/
-# The recognition model's character list is copied out of its ONNX metadata ("character") into
-# ch_PP-OCRv4_rec_infer.characters.txt, one per line, beside it: an ONNX file is a protobuf
+#   rapidocr==3.10.0              models/PP-OCRv6_rec_small.onnx (ACCURATE's second reader) -> the same
+# Each recognition model's character list is copied out of its ONNX metadata ("character") into
+# NAME.characters.txt, one per line, beside it: an ONNX file is a protobuf
 # ModelProto, read here with the protobuf package requirements.txt installs and the few message
 # types of onnx.proto it needs (field numbers as in onnx.proto). No onnx wheel: its older
 # versions leave the package index, and a pin on one broke a fresh install.
@@ -29,21 +30,26 @@ OPENVINO_SHA256=2d22b1da03f7caf74df30e9f6417d0ab2f637e4a38e08e1dcd294d2c37407aaf
 RAPIDOCR_VERSION=1.4.4
 RAPIDOCR_WHEEL=rapidocr_onnxruntime-1.4.4-py3-none-any.whl
 RAPIDOCR_SHA256=971d7d5f223a7a808662229df1ef69893809d8457d834e6373d3854bc1782cbf
-CHARACTERS=ch_PP-OCRv4_rec_infer.characters.txt
+RAPIDOCR3_VERSION=3.10.0
+RAPIDOCR3_WHEEL=rapidocr-3.10.0-py3-none-any.whl
+RAPIDOCR3_SHA256=2fc34e26cd0f48514804a94f8832283039c7334076bff60768b1fed9ad068050
 MODELS=(ch_PP-OCRv4_det_infer.onnx ch_PP-OCRv4_rec_infer.onnx ch_ppocr_mobile_v2.0_cls_infer.onnx)
+MODELS3=(PP-OCRv6_rec_small.onnx)
+RECOGNIZERS=(ch_PP-OCRv4_rec_infer PP-OCRv6_rec_small)
+CHARACTERS=("${RECOGNIZERS[@]/%/.characters.txt}")
 
 PREFIX=${LEGIBLE_OPENVINO_PREFIX:-/usr/local/lib/legible/openvino-$OPENVINO_VERSION}
 MODEL_DIR=${LEGIBLE_MODEL_DIR:-/usr/local/share/legible/models}
 PC_FILE=${LEGIBLE_OPENVINO_PC:-/usr/local/lib/pkgconfig/legible-openvino.pc}
 WHEELS_DIR=${WHEELS_DIR:-/tmp/wheels}
 STAMP="$PREFIX/.installed"
-STAMP_TEXT="openvino $OPENVINO_SHA256 rapidocr_onnxruntime $RAPIDOCR_SHA256"
+STAMP_TEXT="openvino $OPENVINO_SHA256 rapidocr_onnxruntime $RAPIDOCR_SHA256 rapidocr $RAPIDOCR3_SHA256"
 
 in_place() {
   [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$STAMP_TEXT" ] || return 1
   [ -e "$PREFIX/lib/libopenvino_c.so" ] && [ -f "$PREFIX/lib/libopenvino_intel_cpu_plugin.so" ] || return 1
   [ -f "$PREFIX/include/openvino/c/openvino.h" ] && [ -f "$PC_FILE" ] || return 1
-  for model in "${MODELS[@]}" "$CHARACTERS" LICENSE; do [ -f "$MODEL_DIR/$model" ] || return 1; done
+  for model in "${MODELS[@]}" "${MODELS3[@]}" "${CHARACTERS[@]}" LICENSE; do [ -f "$MODEL_DIR/$model" ] || return 1; done
 }
 if in_place; then exit 0; fi
 
@@ -66,11 +72,12 @@ fetch() {  # name==version file sha256
 }
 fetch "openvino==$OPENVINO_VERSION" "$OPENVINO_WHEEL" "$OPENVINO_SHA256"
 fetch "rapidocr_onnxruntime==$RAPIDOCR_VERSION" "$RAPIDOCR_WHEEL" "$RAPIDOCR_SHA256"
+fetch "rapidocr==$RAPIDOCR3_VERSION" "$RAPIDOCR3_WHEEL" "$RAPIDOCR3_SHA256"
 
 # Unpack with Python's zipfile (python3 is in the Makefile's packages; unzip is not).
-python3 - "$work" "$OPENVINO_WHEEL" "$RAPIDOCR_WHEEL" "${MODELS[@]}" <<'EOF'
+python3 - "$work" "$OPENVINO_WHEEL" "$RAPIDOCR_WHEEL" "$RAPIDOCR3_WHEEL" "${MODELS[@]}" "${MODELS3[@]}" <<'EOF'
 import os, sys, zipfile
-work, openvino, rapidocr, models = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+work, openvino, rapidocr, rapidocr3, models = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
 def extract(wheel, wanted, into):
     with zipfile.ZipFile(os.path.join(work, wheel)) as z:
         for info in z.infolist():
@@ -92,10 +99,14 @@ def runtime(name):
 extract(openvino, runtime, "openvino")
 extract(rapidocr, lambda n: os.path.basename(n) if n.startswith("rapidocr_onnxruntime/models/")
         and os.path.basename(n) in models else None, "models")
+extract(rapidocr3, lambda n: os.path.basename(n) if n.startswith("rapidocr/models/")
+        and os.path.basename(n) in models else None, "models")
+extract(rapidocr3, lambda n: "MODEL_LICENSES.md" if n.endswith("/licenses/MODEL_LICENSES.md") else None, "models")
 EOF
-# The recognizer's characters: output class i is line i-1 of the list (class 0 is CTC's blank;
+# Each recognizer's characters: output class i is line i-1 of the list (class 0 is CTC's blank;
 # the last class, a space, is not in the list).
-python3 - "$work/models/ch_PP-OCRv4_rec_infer.onnx" "$work/models/$CHARACTERS" <<'EOF'
+for recognizer in "${RECOGNIZERS[@]}"; do
+python3 - "$work/models/$recognizer.onnx" "$work/models/$recognizer.characters.txt" <<'EOF'
 import sys
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 F = descriptor_pb2.FieldDescriptorProto
@@ -130,6 +141,7 @@ if len(characters) + 2 != classes:
 with open(sys.argv[2], "w", encoding="utf-8") as out:
     out.write("\n".join(characters) + "\n")
 EOF
+done
 
 ln -s libopenvino_c.so.2641 "$work/openvino/lib/libopenvino_c.so"
 chmod 755 "$work"/openvino/lib/*.so*
@@ -157,19 +169,24 @@ Libs: -L\${libdir} -lopenvino_c
 EOF
 
 mkdir -p "$MODEL_DIR"
-for model in "${MODELS[@]}" "$CHARACTERS"; do install -m 644 "$work/models/$model" "$MODEL_DIR/$model"; done
+for model in "${MODELS[@]}" "${MODELS3[@]}" "${CHARACTERS[@]}"; do install -m 644 "$work/models/$model" "$MODEL_DIR/$model"; done
 {
   echo "The models in this folder are PaddleOCR's (https://github.com/PaddlePaddle/PaddleOCR),"
   echo "converted to ONNX by RapidOCR, licensed under the Apache License 2.0. They were taken from"
   echo "the PyPI wheel $RAPIDOCR_WHEEL (sha256 $RAPIDOCR_SHA256),"
   echo "folder rapidocr_onnxruntime/models/, by Legible's scripts/install-openvino.sh:"
   for model in "${MODELS[@]}"; do echo "  $model"; done
-  echo "and $CHARACTERS, the character list in ch_PP-OCRv4_rec_infer.onnx's metadata."
+  echo "and from the PyPI wheel $RAPIDOCR3_WHEEL (sha256 $RAPIDOCR3_SHA256),"
+  echo "folder rapidocr/models/ (its attribution notice, MODEL_LICENSES.md, follows below):"
+  for model in "${MODELS3[@]}"; do echo "  $model"; done
+  echo "and ${CHARACTERS[*]}, the character lists in the recognition models' metadata."
   echo
   cat "$PREFIX/share/licenses/LICENSE"
+  echo
+  cat "$work/models/MODEL_LICENSES.md"
 } >"$MODEL_DIR/LICENSE"
 chmod 644 "$MODEL_DIR/LICENSE"
 
 echo "$STAMP_TEXT" >"$STAMP"
 echo "install-openvino: OpenVINO $OPENVINO_VERSION C runtime in $PREFIX ($PC_FILE);" \
-  "PP-OCR models in $MODEL_DIR (from rapidocr_onnxruntime $RAPIDOCR_VERSION)"
+  "PP-OCR models in $MODEL_DIR (from rapidocr_onnxruntime $RAPIDOCR_VERSION and rapidocr $RAPIDOCR3_VERSION)"

@@ -59,10 +59,11 @@ public enum ModelCatalog {
     }
 
     /// What an engine of the line path holds beyond its models, in MB: its line reader's
-    /// buffers and, for a Latin engine, ACCURATE's second reader (PP-OCR's recognizer, compiled
-    /// per engine). Measured: a custom `eng` engine grew VmRSS by 49 MB after one 720p frame
-    /// (`python3 bench/custom_engine_memory.py`), against `eng`'s 21 alone.
-    public static let linePathEngineMegabytes = 28
+    /// buffers and, for a Latin, Chinese or Japanese engine, ACCURATE's second reader
+    /// (PP-OCRv6's recognizer, compiled per engine). Measured: a custom `eng` engine grows
+    /// VmRSS by 62-67 MB after one 720p frame (`python3 bench/custom_engine_memory.py --engines
+    /// 8 -- --max-custom-engines 24`: +512 MB for 8), against `eng`'s 21 alone.
+    public static let linePathEngineMegabytes = 43
 
     /// The memory one engine of `key` is counted for in the pool's bound (`--custom-engine-mb`).
     public static func engineMegabytes(_ key: EngineKey, readsLines: Bool) -> Int {

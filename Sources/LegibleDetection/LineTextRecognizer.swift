@@ -37,6 +37,9 @@ public final class LineTextRecognizer {
 
     /// Where scripts/install-openvino.sh puts the model and its character list.
     public static let defaultModelPath = "/usr/local/share/legible/models/ch_PP-OCRv4_rec_infer.onnx"
+    /// PP-OCRv6's small recognition model (Chinese, Japanese kana and kanji, Latin with its
+    /// accents; 18,708 characters), also installed by scripts/install-openvino.sh.
+    public static let secondModelPath = "/usr/local/share/legible/models/PP-OCRv6_rec_small.onnx"
     public static func characterListPath(forModel path: String) -> String {
         (path.hasSuffix(".onnx") ? String(path.dropLast(5)) : path) + ".characters.txt"
     }
@@ -54,17 +57,22 @@ public final class LineTextRecognizer {
     private let compiled: CompiledShape
     /// Class i ≥ 1 is `characters[i - 1]`; the last class is a space.
     private let characters: [String]
+    /// The classes a reading may take (`keeping`); nil: every class.
+    private let allowed: [Bool]?
     private var inputWidth = -1
     /// The model's file name without `.onnx` (`ch_PP-OCRv4_rec_infer`), as lines name it.
     public let name: String
 
     /// Reads the model at `modelPath` and its character list beside it.
     ///
+    /// - Parameter keeping: the characters a reading may contain (the blank and the space are
+    ///   always kept): at each step the likeliest kept class wins, so a Latin line read by a
+    ///   model that also knows Han characters never comes back in Han. Nil keeps every one.
     /// - Throws: `.failedPrecondition` when either file is missing or unreadable, or the list
     ///   does not match the model's classes; `.internal` when OpenVINO cannot compile it.
     public init(
         modelPath: String = LineTextRecognizer.defaultModelPath, inferenceThreads: Int = 1,
-        minimumInputWidth: Int = 320, maximumInputWidth: Int = 2400
+        minimumInputWidth: Int = 320, maximumInputWidth: Int = 2400, keeping: ((String) -> Bool)? = nil
     ) throws(LegibleError) {
         let listPath = Self.characterListPath(forModel: modelPath)
         let file = modelPath.split(separator: "/").last.map(String.init) ?? modelPath
@@ -78,6 +86,7 @@ public final class LineTextRecognizer {
         var characters = list.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if characters.last == "" { characters.removeLast() }
         self.characters = characters
+        allowed = keeping.map { keep in [true] + characters.map(keep) + [true] }
         self.minimumInputWidth = max(8, minimumInputWidth)
         self.maximumInputWidth = max(self.minimumInputWidth, maximumInputWidth)
         model = try OpenVINOModel(path: modelPath, what: "the text recognition model")
@@ -135,7 +144,13 @@ public final class LineTextRecognizer {
         for step in 0..<steps {
             let row = probabilities[(step * classes)..<((step + 1) * classes)]
             var best = row.startIndex
-            for index in row.indices where row[index] > row[best] { best = index }
+            if let allowed {
+                for index in row.indices where allowed[index - row.startIndex] && row[index] > row[best] {
+                    best = index
+                }
+            } else {
+                for index in row.indices where row[index] > row[best] { best = index }
+            }
             let label = best - row.startIndex
             if label != 0 {
                 if label == previous, var run = runs.popLast() {
@@ -157,7 +172,9 @@ public final class LineTextRecognizer {
             var others: [Alternative] = []
             if alternatives > 0 {
                 let row = Array(probabilities[(run.first * classes)..<((run.first + 1) * classes)])
-                others = row.indices.filter { $0 != 0 }.sorted { row[$0] > row[$1] }.prefix(alternatives).map {
+                others = row.indices.filter { $0 != 0 && allowed?[$0] != false }.sorted { row[$0] > row[$1] }.prefix(
+                    alternatives
+                ).map {
                     Alternative(text: text(ofClass: $0), confidence: row[$0])
                 }
             }

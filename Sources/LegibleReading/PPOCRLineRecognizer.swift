@@ -22,6 +22,13 @@ public final class PPOCRLineRecognizer: Recognizer {
         self.model = model
     }
 
+    /// The characters a reader of `script` may write, for `LineTextRecognizer(keeping:)`: a
+    /// model that reads Han, kana and Latin alike, reading a Latin engine's line, must not
+    /// answer it in Han.
+    public static func characters(of script: Script) -> (String) -> Bool {
+        { WrittenScript.writes($0, as: script) }
+    }
+
     public func recognize(_ image: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)
         throws(LegibleError) -> RecognizedText
     {

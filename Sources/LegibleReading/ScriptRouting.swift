@@ -143,6 +143,12 @@ enum WrittenScript: Sendable, Equatable {
         }
     }
 
+    /// Whether a recognizer of `script` may write `text`: no letter in it is of a script that
+    /// recognizer does not read (digits, punctuation and symbols are every script's).
+    static func writes(_ text: String, as script: Script) -> Bool {
+        text.unicodeScalars.allSatisfy { scalar in of(scalar).map { $0.isRead(by: script) } ?? true }
+    }
+
     private static func of(_ scalar: Unicode.Scalar) -> WrittenScript? {
         switch scalar.value {
         case 0x41...0x5A, 0x61...0x7A, 0xC0...0x24F, 0x1E00...0x1EFF: .latin

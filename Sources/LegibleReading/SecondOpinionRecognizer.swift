@@ -4,11 +4,10 @@ public import LegibleCore
 /// reads with a confidence under `below` is read again by `second`, the more confident reading
 /// kept. FAST, whole frames and columns are the engine's alone.
 ///
-/// The second reader is another model of the same script: PP-OCR's recognizer for Latin
-/// (`PPOCRLineRecognizer`; on the corpus's tune part it read the receipts and scenes Tesseract
-/// was unsure of better), Tesseract's other model for Devanagari and Japanese (`hin` beside
-/// `Devanagari`, `Japanese` beside `jpn`). Both live on the engine's thread and share its
-/// cancellation.
+/// The second reader is another model of the same script: PP-OCRv6's recognizer for Latin,
+/// Chinese and Japanese (`PPOCRLineRecognizer`; on the corpus's tune part it read the receipts
+/// and scenes Tesseract was unsure of better), Tesseract's `hin` beside `Devanagari`. Both
+/// live on the engine's thread and share its cancellation.
 public final class SecondOpinionRecognizer: Recognizer {
     public let base: any Recognizer
     public let second: any Recognizer

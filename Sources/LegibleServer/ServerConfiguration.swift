@@ -85,6 +85,9 @@ public struct ServerConfiguration: Sendable {
     /// ACCURATE: a detected line the engine reads with a lower confidence is read again by a
     /// second model of the script (`SecondOpinion`), the more confident reading kept (0: never).
     public var secondOpinionBelow: Float = 0.8
+    /// The PP-OCR model of ACCURATE's second readings of Latin, Chinese and Japanese lines
+    /// (`--second-opinion-model`); its character list lies beside it.
+    public var secondOpinionModel: String = LineTextRecognizer.secondModelPath
     /// With the detector, a session of several scripts has each line read by its script's
     /// engine (`--several-scripts lines`); false keeps one engine of all its models.
     public var readsLinesByScript = true
@@ -124,6 +127,7 @@ public struct ServerConfiguration: Sendable {
             ),
             ("recognition-model", recognitionModel),
             ("second-opinion-below", "\(secondOpinionBelow)"),
+            ("second-opinion-model", secondOpinionModel),
             ("several-scripts", readsLinesByScript ? "lines" : "combined"),
             ("min-line-confidence", "\(minimumLineConfidence)"),
             ("workers", "\(workers)"),

@@ -68,8 +68,13 @@ let command = Command(
         .value(
             "second-opinion-below", valueName: "0..1",
             help:
-                "ACCURATE: a detected line read with a lower confidence is read again by a second model of its script (Latin: PP-OCR's recognizer; Devanagari: hin; Japanese: Japanese), the more confident reading kept; 0 turns it off.",
+                "ACCURATE: a detected line read with a lower confidence is read again by a second model of its script (Latin, Chinese, Japanese: PP-OCRv6's recognizer; Devanagari: hin), the more confident reading kept; 0 turns it off.",
             default: "0.8"),
+        .value(
+            "second-opinion-model", valueName: "path",
+            help:
+                "PP-OCRv6's text recognition model (ONNX; Chinese, Japanese, Latin with its accents), the second reader of ACCURATE's unsure Latin, Chinese and Japanese lines; its characters in NAME.characters.txt beside it.",
+            default: "/usr/local/share/legible/models/PP-OCRv6_rec_small.onnx, installed by make deps"),
         .value(
             "several-scripts", valueName: "lines|combined",
             help:
@@ -246,6 +251,9 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
         configuration.ppOCRScripts = scripts
     }
     if parsed.isSet("recognition-model") { configuration.recognitionModel = parsed.value("recognition-model")! }
+    if parsed.isSet("second-opinion-model") {
+        configuration.secondOpinionModel = parsed.value("second-opinion-model")!
+    }
     if parsed.isSet("second-opinion-below") {
         guard let value = Float(parsed.value("second-opinion-below")!), (0...1).contains(value) else {
             throw LegibleError(.invalidArgument, "--second-opinion-below takes a number from 0 to 1")

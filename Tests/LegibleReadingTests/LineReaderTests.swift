@@ -250,3 +250,40 @@ private func cer(_ got: String, _ want: String) -> Double {
         #expect(!engine)
     }
 }
+
+/// PP-OCRv6's recognition model, ACCURATE's second reader of Latin, Chinese and Japanese lines.
+@Suite(.serialized) struct SecondReaderModelTests {
+    private static func reader(keeping script: Script?) throws -> PPOCRLineRecognizer {
+        PPOCRLineRecognizer(
+            base: try TesseractEngine(tessdata: TesseractModels.defaultTessdata, key: EngineKey(models: ["eng"])),
+            model: try LineTextRecognizer(
+                modelPath: LineTextRecognizer.secondModelPath,
+                keeping: script.map { PPOCRLineRecognizer.characters(of: $0) }))
+    }
+
+    private func read(_ name: String, with reader: PPOCRLineRecognizer) throws -> (got: String, want: String) {
+        let (image, truth) = try load(name)
+        let lines = truth.lines.map { detected($0.quad, margin: 6) }
+        let text = try LineReader().read(image, lines: lines, recognizer: reader, request: RecognitionRequest())
+        func comparable(_ text: String) -> String { text.filter { !$0.isWhitespace } }
+        return (
+            text.lines.map { comparable($0.text) }.joined(separator: "\n"),
+            truth.lines.map { comparable($0.text) }.joined(separator: "\n")
+        )
+    }
+
+    @Test(arguments: ["chinese-sign-plus15", "label-level", "sign-dark-minus12"])
+    func readsChineseAndLatinLines(name: String) throws {
+        let (got, want) = try read(name, with: try Self.reader(keeping: nil))
+        #expect(cer(got, want) < 0.05, "\(got.debugDescription) vs \(want.debugDescription)")
+    }
+
+    /// A Latin engine's second reader never answers in Han, even given a line of Han.
+    @Test func keptToLatinItWritesNoHan() throws {
+        let (got, _) = try read("chinese-sign-plus15", with: try Self.reader(keeping: .latin))
+        let han = got.unicodeScalars.filter { (0x3400...0x9FFF).contains($0.value) }
+        #expect(han.isEmpty, "\(got.debugDescription)")
+        let (latin, want) = try read("label-level", with: try Self.reader(keeping: .latin))
+        #expect(cer(latin, want) < 0.05, "\(latin.debugDescription) vs \(want.debugDescription)")
+    }
+}

@@ -88,7 +88,8 @@ public final class FramePathHarness {
                 tessdata: TesseractModels.defaultTessdata, maxPixels: Self.limits.maxPixels,
                 detector: (TextDetector.defaultModelPath, 960), minimumLineConfidence: LineReader().minimumConfidence,
                 ppOCRScripts: [.chinese], recognitionModel: LineTextRecognizer.defaultModelPath,
-                secondOpinionBelow: 0.8, recognizerFactory: nil))
+                secondOpinionBelow: 0.8,
+                secondOpinionModel: LineTextRecognizer.secondModelPath, recognizerFactory: nil))
         do {
             pipeline = try factory.makePipeline(for: Self.key, cancellation: cancellation)
             imager = try FrameImager(limits: Self.limits)
