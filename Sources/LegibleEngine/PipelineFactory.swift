@@ -24,6 +24,8 @@ public struct PipelineFactory: Sendable {
         public var recognitionModel: String
         /// ACCURATE re-reads a line under this confidence with a second model (0: never).
         public var secondOpinionBelow: Float
+        /// FAST re-reads a line under this confidence with the same second model (0: never).
+        public var fastSecondOpinionBelow: Float
         /// The PP-OCR model of those second readings.
         public var secondOpinionModel: String
         /// Replaces Tesseract (tests, calibration): no detector, no second opinion.
@@ -34,7 +36,7 @@ public struct PipelineFactory: Sendable {
         public init(
             tessdata: String, maxPixels: Int, detector: (model: String, maxSide: Int)?, minimumLineConfidence: Float,
             ppOCRScripts: Set<Script>, recognitionModel: String, secondOpinionBelow: Float,
-            secondOpinionModel: String, recognizerFactory: RecognizerFactory?,
+            fastSecondOpinionBelow: Float, secondOpinionModel: String, recognizerFactory: RecognizerFactory?,
             maximumNoise: Double = NoiseGate.defaultMaximumShare
         ) {
             self.maximumNoise = maximumNoise
@@ -46,6 +48,7 @@ public struct PipelineFactory: Sendable {
             self.recognitionModel = recognitionModel
             self.secondOpinionBelow = secondOpinionBelow
             self.secondOpinionModel = secondOpinionModel
+            self.fastSecondOpinionBelow = fastSecondOpinionBelow
             self.recognizerFactory = recognizerFactory
         }
     }
@@ -100,7 +103,9 @@ public struct PipelineFactory: Sendable {
             if settings.secondOpinionBelow > 0,
                 let second = try secondOpinion(for: key, cancellation: cancellation, base: engine)
             {
-                engine = SecondOpinionRecognizer(base: engine, second: second, below: settings.secondOpinionBelow)
+                engine = SecondOpinionRecognizer(
+                    base: engine, second: second, below: settings.secondOpinionBelow,
+                    fastBelow: settings.fastSecondOpinionBelow)
             }
         }
         // The first engine makes (and warms up) the first detector, so that neither a missing

@@ -1,8 +1,8 @@
 public import LegibleCore
 
-/// ACCURATE's second reader of a line: the engine reads each detected line, and a line it
-/// reads with a confidence under `below` is read again by `second`, the more confident reading
-/// kept. FAST, whole frames and columns are the engine's alone.
+/// The second reader of a line: the engine reads each detected line, and a line it reads with
+/// a confidence under `below` (ACCURATE) or `fastBelow` (FAST) is read again by `second`, the
+/// more confident reading kept. Whole frames and columns are the engine's alone.
 ///
 /// The second reader is another model of the same script: PP-OCRv6's recognizer for Latin,
 /// Chinese and Japanese (`PPOCRLineRecognizer`; on the corpus's tune part it read the receipts
@@ -12,15 +12,18 @@ public final class SecondOpinionRecognizer: Recognizer {
     public let base: any Recognizer
     public let second: any Recognizer
     public let below: Float
+    /// FAST asks the second reader too, about lines read with a confidence under this (0: never).
+    public let fastBelow: Float
 
     public var key: EngineKey { base.key }
     public var cancellation: RecognitionCancellation { base.cancellation }
     public var readsTallLinesAsColumns: Bool { base.readsTallLinesAsColumns }
 
-    public init(base: any Recognizer, second: any Recognizer, below: Float) {
+    public init(base: any Recognizer, second: any Recognizer, below: Float, fastBelow: Float = 0) {
         self.base = base
         self.second = second
         self.below = below
+        self.fastBelow = fastBelow
     }
 
     public func recognize(_ image: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)
@@ -33,7 +36,8 @@ public final class SecondOpinionRecognizer: Recognizer {
         throws(LegibleError) -> TextLine?
     {
         let first = try base.recognizeLine(strip, request: request, job: job, deadline: deadline)
-        guard request.level == .accurate, !request.lineIsColumn, (first?.confidence ?? 0) < below else {
+        let threshold = request.level == .accurate ? below : fastBelow
+        guard !request.lineIsColumn, (first?.confidence ?? 0) < threshold else {
             return first
         }
         guard let other = try second.recognizeLine(strip, request: request, job: job, deadline: deadline) else {

@@ -72,6 +72,7 @@ public final class Server {
                     ? (configuration.detectorModel, configuration.detectorMaxSide) : nil,
                 minimumLineConfidence: configuration.minimumLineConfidence, ppOCRScripts: configuration.ppOCRScripts,
                 recognitionModel: configuration.recognitionModel, secondOpinionBelow: configuration.secondOpinionBelow,
+                fastSecondOpinionBelow: configuration.fastSecondOpinionBelow,
                 secondOpinionModel: configuration.secondOpinionModel,
                 recognizerFactory: configuration.recognizerFactory, maximumNoise: configuration.maxNoise))
         readsLines = pipelines.readsLines

@@ -85,6 +85,9 @@ public struct ServerConfiguration: Sendable {
     /// ACCURATE: a detected line the engine reads with a lower confidence is read again by a
     /// second model of the script (`SecondOpinion`), the more confident reading kept (0: never).
     public var secondOpinionBelow: Float = 0.8
+    /// FAST asks the same second model about lines read under this confidence
+    /// (`--fast-second-opinion-below`; 0: FAST never does).
+    public var fastSecondOpinionBelow: Float = 0.8
     /// The PP-OCR model of ACCURATE's second readings of Latin, Chinese and Japanese lines
     /// (`--second-opinion-model`); its character list lies beside it.
     public var secondOpinionModel: String = LineTextRecognizer.secondModelPath
@@ -127,6 +130,7 @@ public struct ServerConfiguration: Sendable {
             ),
             ("recognition-model", recognitionModel),
             ("second-opinion-below", "\(secondOpinionBelow)"),
+            ("fast-second-opinion-below", "\(fastSecondOpinionBelow)"),
             ("second-opinion-model", secondOpinionModel),
             ("several-scripts", readsLinesByScript ? "lines" : "combined"),
             ("min-line-confidence", "\(minimumLineConfidence)"),

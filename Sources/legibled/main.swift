@@ -71,6 +71,11 @@ let command = Command(
                 "ACCURATE: a detected line read with a lower confidence is read again by a second model of its script (Latin, Chinese, Japanese: PP-OCRv6's recognizer; Devanagari: hin), the more confident reading kept; 0 turns it off.",
             default: "0.8"),
         .value(
+            "fast-second-opinion-below", valueName: "0..1",
+            help:
+                "FAST asks the same second model about a detected line read with a lower confidence (lines a camera frame reads surely cost nothing more); 0 turns it off for FAST.",
+            default: "0.8"),
+        .value(
             "second-opinion-model", valueName: "path",
             help:
                 "PP-OCRv6's text recognition model (ONNX; Chinese, Japanese, Latin with its accents), the second reader of ACCURATE's unsure Latin, Chinese and Japanese lines; its characters in NAME.characters.txt beside it.",
@@ -259,6 +264,12 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
             throw LegibleError(.invalidArgument, "--second-opinion-below takes a number from 0 to 1")
         }
         configuration.secondOpinionBelow = value
+    }
+    if parsed.isSet("fast-second-opinion-below") {
+        guard let value = Float(parsed.value("fast-second-opinion-below")!), (0...1).contains(value) else {
+            throw LegibleError(.invalidArgument, "--fast-second-opinion-below takes a number from 0 to 1")
+        }
+        configuration.fastSecondOpinionBelow = value
     }
     if parsed.isSet("several-scripts") {
         switch parsed.value("several-scripts")! {

@@ -89,7 +89,8 @@ public final class FramePathHarness {
                 detector: (TextDetector.defaultModelPath, 960), minimumLineConfidence: LineReader().minimumConfidence,
                 ppOCRScripts: [.chinese], recognitionModel: LineTextRecognizer.defaultModelPath,
                 secondOpinionBelow: 0.8,
-                secondOpinionModel: LineTextRecognizer.secondModelPath, recognizerFactory: nil))
+                fastSecondOpinionBelow: 0.8, secondOpinionModel: LineTextRecognizer.secondModelPath,
+                recognizerFactory: nil))
         do {
             pipeline = try factory.makePipeline(for: Self.key, cancellation: cancellation)
             imager = try FrameImager(limits: Self.limits)

@@ -200,7 +200,10 @@ def test_two_script_session_reads_each_line_once(server):
 
 SCRIPT_ENUMS = {"latin": pb.SCRIPT_LATIN, "chinese": pb.SCRIPT_CHINESE, "japanese": pb.SCRIPT_JAPANESE,
                 "korean": pb.SCRIPT_KOREAN, "devanagari": pb.SCRIPT_DEVANAGARI}
-SCRIPT_MODELS = {"latin": {"eng"}, "chinese": {"HanS", "ch_PP-OCRv4_rec_infer"}, "japanese": {"jpn"},
+# PP-OCRv6_rec_small: the second reader of a line its script's engine was unsure of.
+SCRIPT_MODELS = {"latin": {"eng", "PP-OCRv6_rec_small"},
+                 "chinese": {"HanS", "ch_PP-OCRv4_rec_infer", "PP-OCRv6_rec_small"},
+                 "japanese": {"jpn", "PP-OCRv6_rec_small"},
                  "korean": {"kor"}, "devanagari": {"Devanagari"}}
 
 
