@@ -15,7 +15,7 @@ public struct PipelineFactory: Sendable {
         public var maxPixels: Int
         /// PP-OCRv4's detection model and its input's long side; nil: text mode reads whole
         /// frames with Tesseract's layout analysis (`--detector tesseract`).
-        public var detector: (model: String, maxSide: Int)?
+        public var detector: (model: String, maxSide: Int, minimumLongSide: Int)?
         /// The line reader's gate (`--min-line-confidence`).
         public var minimumLineConfidence: Float
         /// Scripts whose detected lines PP-OCR's recognizer reads.
@@ -34,7 +34,8 @@ public struct PipelineFactory: Sendable {
         public var maximumNoise: Double
 
         public init(
-            tessdata: String, maxPixels: Int, detector: (model: String, maxSide: Int)?, minimumLineConfidence: Float,
+            tessdata: String, maxPixels: Int, detector: (model: String, maxSide: Int, minimumLongSide: Int)?,
+            minimumLineConfidence: Float,
             ppOCRScripts: Set<Script>, recognitionModel: String, secondOpinionBelow: Float,
             fastSecondOpinionBelow: Float, secondOpinionModel: String, recognizerFactory: RecognizerFactory?,
             maximumNoise: Double = NoiseGate.defaultMaximumShare
@@ -60,9 +61,10 @@ public struct PipelineFactory: Sendable {
     public init(settings: Settings) {
         self.settings = settings
         if let detector = settings.detector {
-            let (model, maxSide) = (detector.model, detector.maxSide)
+            let (model, maxSide, minimumLongSide) = (detector.model, detector.maxSide, detector.minimumLongSide)
             lineDetectors = LineDetectorPool { () throws(LegibleError) in
-                let detector = try TextDetector(modelPath: model, options: TextDetector.Options(maxSide: maxSide))
+                let detector = try TextDetector(
+                    modelPath: model, options: TextDetector.Options(maxSide: maxSide, minimumLongSide: minimumLongSide))
                 try detector.warmUp()
                 return detector
             }

@@ -69,7 +69,7 @@ public final class Server {
             settings: PipelineFactory.Settings(
                 tessdata: configuration.tessdata, maxPixels: configuration.maxPixels,
                 detector: configuration.detector == .ppOCRv4
-                    ? (configuration.detectorModel, configuration.detectorMaxSide) : nil,
+                    ? (configuration.detectorModel, configuration.detectorMaxSide, configuration.detectorMinSide) : nil,
                 minimumLineConfidence: configuration.minimumLineConfidence, ppOCRScripts: configuration.ppOCRScripts,
                 recognitionModel: configuration.recognitionModel, secondOpinionBelow: configuration.secondOpinionBelow,
                 fastSecondOpinionBelow: configuration.fastSecondOpinionBelow,

@@ -77,6 +77,8 @@ public struct ServerConfiguration: Sendable {
     public var detectorModel: String = TextDetector.defaultModelPath
     /// The detector's input: frames are scaled so their long side is at most this.
     public var detectorMaxSide: Int = 960
+    /// Smaller frames are scaled up so that the detector sees this long side (`--detector-min-side`).
+    public var detectorMinSide: Int = 640
     /// Scripts whose detected lines PP-OCRv4's recognition model reads instead of Tesseract
     /// (`--pp-ocr-scripts`); whole frames and pages stay Tesseract's.
     public var ppOCRScripts: Set<Script> = [.chinese]
@@ -121,6 +123,7 @@ public struct ServerConfiguration: Sendable {
             ("detector", detector.rawValue),
             ("detector-model", detectorModel),
             ("detector-max-side", "\(detectorMaxSide)"),
+            ("detector-min-side", "\(detectorMinSide)"),
             (
                 "pp-ocr-scripts",
                 ppOCRScripts.isEmpty

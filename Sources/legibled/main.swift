@@ -57,6 +57,11 @@ let command = Command(
             "detector-max-side", valueName: "px",
             help: "The detector sees frames scaled to at most this long side (a multiple of 32).", default: "960"),
         .value(
+            "detector-min-side", valueName: "px",
+            help:
+                "Smaller frames are scaled up so that the detector sees this long side (a word photographed close, a small screenshot); 0 never scales up.",
+            default: "640"),
+        .value(
             "pp-ocr-scripts", valueName: "list",
             help:
                 "Scripts whose detected lines PP-OCRv4's recognition model reads instead of Tesseract (comma-separated, or none). It reads Chinese and Latin; on Chinese lines it read far better than Tesseract (README).",
@@ -238,6 +243,9 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
         guard configuration.detectorMaxSide % 32 == 0 else {
             throw LegibleError(.invalidArgument, "--detector-max-side takes a multiple of 32, such as 960")
         }
+    }
+    if parsed.isSet("detector-min-side") {
+        configuration.detectorMinSide = try integer("detector-min-side", 0...4096)
     }
     if parsed.isSet("pp-ocr-scripts") {
         let list = parsed.value("pp-ocr-scripts")!

@@ -86,7 +86,8 @@ public final class FramePathHarness {
         let factory = PipelineFactory(
             settings: PipelineFactory.Settings(
                 tessdata: TesseractModels.defaultTessdata, maxPixels: Self.limits.maxPixels,
-                detector: (TextDetector.defaultModelPath, 960), minimumLineConfidence: LineReader().minimumConfidence,
+                detector: (TextDetector.defaultModelPath, 960, 640),
+                minimumLineConfidence: LineReader().minimumConfidence,
                 ppOCRScripts: [.chinese], recognitionModel: LineTextRecognizer.defaultModelPath,
                 secondOpinionBelow: 0.8,
                 fastSecondOpinionBelow: 0.8, secondOpinionModel: LineTextRecognizer.secondModelPath,
