@@ -125,10 +125,14 @@ public final class TextDetector {
         compiled.removeAll()  // each CompiledShape frees its request and compiled model, then the model goes
     }
 
+    /// Small images are scaled up at most this much: a 16×16 frame is not worth a 640×640
+    /// inference (a flood of tiny frames must stay cheap), a 160 px word crop still reaches 640.
+    public static let maximumUpscale = 4.0
+
     /// The model input's size for an image of `width` × `height`: scaled down so that the long
-    /// side is at most `maxSide`, or up so that it is at least `minimumLongSide` (PaddleOCR
-    /// scales small images up too), each side rounded to the nearest multiple of 32 (at least
-    /// 32) and kept within `maxSide`.
+    /// side is at most `maxSide`, or up (by at most `maximumUpscale`) toward `minimumLongSide`
+    /// (PaddleOCR scales small images up too), each side rounded to the nearest multiple of 32
+    /// (at least 32) and kept within `maxSide`.
     public static func inputSize(width: Int, height: Int, maxSide: Int, minimumLongSide: Int = 0)
         -> (width: Int, height: Int)
     {
@@ -137,7 +141,7 @@ public final class TextDetector {
             if long > maxSide {
                 Double(maxSide) / Double(long)
             } else if long < minimumLongSide {
-                Double(min(minimumLongSide, maxSide)) / Double(long)
+                min(Self.maximumUpscale, Double(min(minimumLongSide, maxSide)) / Double(long))
             } else {
                 1.0
             }

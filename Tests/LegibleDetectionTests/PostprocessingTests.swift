@@ -155,7 +155,9 @@ struct PostprocessingTests {
         #expect(TextDetector.inputSize(width: 720, height: 1280, maxSide: 864) == (480, 864))
         // Small images are scaled up to the minimum long side, never past maxSide.
         #expect(TextDetector.inputSize(width: 206, height: 182, maxSide: 960, minimumLongSide: 640) == (640, 576))
-        #expect(TextDetector.inputSize(width: 100, height: 10, maxSide: 960, minimumLongSide: 640) == (640, 64))
+        #expect(TextDetector.inputSize(width: 160, height: 16, maxSide: 960, minimumLongSide: 640) == (640, 64))
+        // At most 4 times: a tiny frame stays a small inference.
+        #expect(TextDetector.inputSize(width: 16, height: 16, maxSide: 960, minimumLongSide: 640) == (64, 64))
         #expect(TextDetector.inputSize(width: 300, height: 100, maxSide: 480, minimumLongSide: 640) == (480, 160))
         #expect(TextDetector.inputSize(width: 1280, height: 720, maxSide: 960, minimumLongSide: 640) == (960, 544))
     }
