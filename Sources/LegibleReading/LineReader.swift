@@ -15,21 +15,12 @@ public struct LineReader: Sendable {
     public var minimumDetectionScore: Float
     /// Lines whose words' mean confidence is lower are dropped.
     public var minimumConfidence: Float
-    /// `minimumConfidence` times this for the lines of a script (`TextLine.script`) whose
-    /// recognizer's confidences run lower: Tesseract's Devanagari model read the real
-    /// Devanagari signs of the corpus's tune part at 0.40-0.47 half right, where Latin lines
-    /// under 0.5 were clutter read as a letter or two ("P", "2", "O"); Devanagari's gate at
-    /// 0.3 (0.6 × 0.5) took that part's Devanagari CER from 0.476 to 0.309 and left Latin's
-    /// (0.148) as it was.
-    public var confidenceScaleByScript: [Script: Float]
     public var readingOrder: ReadingOrder.Parameters
 
     public init(
         rectifier: LineRectifier = LineRectifier(), minimumDetectionScore: Float = 0.6,
-        minimumConfidence: Float = 0.5, confidenceScaleByScript: [Script: Float] = [.devanagari: 0.6],
-        readingOrder: ReadingOrder.Parameters = ReadingOrder.Parameters()
+        minimumConfidence: Float = 0.5, readingOrder: ReadingOrder.Parameters = ReadingOrder.Parameters()
     ) {
-        self.confidenceScaleByScript = confidenceScaleByScript
         self.rectifier = rectifier
         self.minimumDetectionScore = minimumDetectionScore
         self.minimumConfidence = minimumConfidence
@@ -122,8 +113,7 @@ public struct LineReader: Sendable {
         }
         let characters = line.elements.map { Float(max(1, $0.text.count)) }
         let weighted = zip(line.elements, characters).reduce(Float(0)) { $0 + $1.0.confidence * $1.1 }
-        let minimum = minimumConfidence * (line.script.flatMap { confidenceScaleByScript[$0] } ?? 1)
-        return weighted / characters.reduce(0, +) >= minimum
+        return weighted / characters.reduce(0, +) >= minimumConfidence
     }
 
     /// A line read in a strip, in the image's pixels: every box becomes the quad it covers in

@@ -92,8 +92,7 @@ let command = Command(
             default: "lines"),
         .value(
             "min-line-confidence", valueName: "0..1",
-            help:
-                "With the detector, a line whose words' mean confidence is lower is left out (no invented text); for Devanagari lines, whose recognizer is less sure of right readings, 0.6 times this.",
+            help: "With the detector, a line whose words' mean confidence is lower is left out (no invented text).",
             default: "0.5"),
         .value(
             "workers", valueName: "n", help: "Recognitions running at once across all scripts.",

@@ -92,26 +92,3 @@ struct ScriptRoutingTests {
         #expect(WrittenScript.dominant(in: "12:30 -") == nil)
     }
 }
-
-/// The line reader's gate against invented text, per script.
-@Suite struct LineGateTests {
-    func line(_ text: String, _ confidence: Float, script: Script?) -> TextLine {
-        let element = TextElement(
-            text: text, frame: Rect(x: 0, y: 0, width: 100, height: 20), confidence: confidence,
-            recognizedLanguages: [])
-        return TextLine(
-            text: text, frame: element.frame, confidence: confidence, recognizedLanguages: [], elements: [element],
-            script: script)
-    }
-
-    @Test func devanagariLinesPassALowerGateThanLatinOnes() {
-        let reader = LineReader()
-        #expect(!reader.isConfident(line("P2", 0.35, script: .latin)))
-        #expect(!reader.isConfident(line("P2", 0.35, script: nil)))
-        #expect(reader.isConfident(line("जय माता दी", 0.35, script: .devanagari)))
-        #expect(!reader.isConfident(line("जय", 0.25, script: .devanagari)))
-        // The scale follows --min-line-confidence: a stricter gate is stricter for Devanagari too.
-        #expect(!LineReader(minimumConfidence: 0.8).isConfident(line("जय माता दी", 0.45, script: .devanagari)))
-        #expect(reader.isConfident(line("EXIT", 0.5, script: .latin)))
-    }
-}
