@@ -34,6 +34,11 @@ public final class TextDetector {
         /// The longest side of the model's input, in pixels (a multiple of 32). Larger images
         /// are scaled down to it.
         public var maxSide: Int
+        /// The same for ACCURATE (`LineDetecting.detectLines(in:level:)`). 1280 chosen on the
+        /// corpus's tune part: ACCURATE's CER 0.166 at 960, 0.159 at 1280 (mixed-script signs
+        /// 0.225 → 0.162) in about the same time; 28 generated text-free frames still answer
+        /// empty at 1280.
+        public var accurateMaxSide: Int
         /// Images whose long side is shorter are scaled up to it (then rounded to multiples of
         /// 32); others keep their size. 640 chosen on the corpus's tune part, where half the
         /// images are under 640 px (word crops, small signs, screenshots): FAST's CER 0.193
@@ -56,10 +61,11 @@ public final class TextDetector {
         ///   new size costs one compilation (~0.3-0.5 s) on its first frame, and a camera keeps
         ///   its frame size.
         public init(
-            maxSide: Int = 960, minimumLongSide: Int = 640, inferenceThreads: Int = 1,
+            maxSide: Int = 960, accurateMaxSide: Int = 1280, minimumLongSide: Int = 640, inferenceThreads: Int = 1,
             shapes: ShapePolicy = .adaptive(maximumCached: 4), postprocessing: DBParameters = DBParameters()
         ) {
             self.maxSide = maxSide
+            self.accurateMaxSide = accurateMaxSide
             self.minimumLongSide = minimumLongSide
             self.inferenceThreads = inferenceThreads
             self.shapes = shapes
@@ -84,6 +90,8 @@ public final class TextDetector {
 
     public let options: Options
     public private(set) var lastTimings = Timings()
+    /// The model input's size for the last `detect`.
+    public private(set) var lastInputSize = (width: 0, height: 0)
 
     private let model: OpenVINOModel
     /// Compiled models by input shape, and the shapes from least to most recently used.
@@ -99,8 +107,13 @@ public final class TextDetector {
     /// - Throws: `.failedPrecondition` when the model file is missing (it comes with make deps)
     ///   or OpenVINO cannot read it; `.invalidArgument` for options out of range.
     public init(modelPath: String = TextDetector.defaultModelPath, options: Options = Options()) throws(LegibleError) {
-        guard options.maxSide >= 32, options.maxSide % 32 == 0 else {
-            throw LegibleError(.invalidArgument, "maxSide \(options.maxSide) is not a positive multiple of 32")
+        guard options.maxSide >= 32, options.maxSide % 32 == 0, options.accurateMaxSide >= 32,
+            options.accurateMaxSide % 32 == 0
+        else {
+            throw LegibleError(
+                .invalidArgument,
+                "maxSide \(options.maxSide) or accurateMaxSide \(options.accurateMaxSide) is not a positive multiple of 32"
+            )
         }
         guard options.inferenceThreads >= 1 else {
             throw LegibleError(.invalidArgument, "inferenceThreads must be at least 1")
@@ -168,8 +181,11 @@ public final class TextDetector {
     /// The text lines of `image`, corners in its pixels (see `DetectedLine` for their order).
     ///
     /// - Throws: `.internal` when OpenVINO fails to compile or infer.
-    public func detect(_ image: GrayImage) throws(LegibleError) -> [DetectedLine] {
-        try detect(width: image.width, height: image.height) { resampler, shape, input in
+    /// - Parameter maxSide: the input's long side for this image instead of `options.maxSide`
+    ///   (a multiple of 32).
+    public func detect(_ image: GrayImage, maxSide: Int? = nil) throws(LegibleError) -> [DetectedLine] {
+        try detect(width: image.width, height: image.height, maxSide: maxSide ?? options.maxSide) {
+            resampler, shape, input in
             resampler.write(image, to: shape, into: input)
         }
     }
@@ -181,13 +197,13 @@ public final class TextDetector {
         -> [DetectedLine]
     {
         precondition(bytesPerRow >= 3 * width && pixels.count >= bytesPerRow * height)
-        return try detect(width: width, height: height) { resampler, shape, input in
+        return try detect(width: width, height: height, maxSide: options.maxSide) { resampler, shape, input in
             resampler.write(bgr: pixels, width: width, height: height, bytesPerRow: bytesPerRow, to: shape, into: input)
         }
     }
 
     private func detect(
-        width: Int, height: Int, fill: (inout Resampler, InputShape, UnsafeMutablePointer<Float>) -> Void
+        width: Int, height: Int, maxSide: Int, fill: (inout Resampler, InputShape, UnsafeMutablePointer<Float>) -> Void
     ) throws(LegibleError) -> [DetectedLine] {
         lastTimings = Timings()
         guard width > 0, height > 0 else { return [] }
@@ -200,7 +216,8 @@ public final class TextDetector {
         }
 
         let size = Self.inputSize(
-            width: width, height: height, maxSide: options.maxSide, minimumLongSide: options.minimumLongSide)
+            width: width, height: height, maxSide: maxSide, minimumLongSide: options.minimumLongSide)
+        lastInputSize = size
         let shape = InputShape(width: size.width, height: size.height)
         let target = try compiledShape(for: shape)
         lastTimings.compile = lap()

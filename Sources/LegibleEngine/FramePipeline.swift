@@ -292,7 +292,7 @@ public final class FramePipeline {
         }
         let time = TimeLimit(context.deadline)
         let lines = try lineDetectors.withDetector { (detector) throws(LegibleError) in
-            try detector.detectLines(inPadded: image)
+            try detector.detectLines(inPadded: image, level: request.level)
         }
         try checkCancelled()
         if LineReader.looksLikePage(lines, width: image.width, height: image.height) {

@@ -9,13 +9,29 @@ internal import LegibleTesseract
 /// lines of its scripts, jpn_vert for columns, ACCURATE's second opinion — around the line
 /// detectors every engine shares. The server is given one and knows nothing of what is in it.
 public struct PipelineFactory: Sendable {
+    /// The line detector's model and input sizes (`--detector-model`, `--detector-max-side`,
+    /// `--detector-accurate-max-side`, `--detector-min-side`).
+    public struct Detector: Sendable {
+        public var model: String
+        public var maxSide: Int
+        public var accurateMaxSide: Int
+        public var minimumLongSide: Int
+
+        public init(model: String, maxSide: Int, accurateMaxSide: Int, minimumLongSide: Int) {
+            self.model = model
+            self.maxSide = maxSide
+            self.accurateMaxSide = accurateMaxSide
+            self.minimumLongSide = minimumLongSide
+        }
+    }
+
     public struct Settings: Sendable {
         public var tessdata: String
         /// `--max-pixels`: decoded images larger than this are refused.
         public var maxPixels: Int
-        /// PP-OCRv4's detection model and its input's long side; nil: text mode reads whole
-        /// frames with Tesseract's layout analysis (`--detector tesseract`).
-        public var detector: (model: String, maxSide: Int, minimumLongSide: Int)?
+        /// PP-OCRv4's detection model and its input's size; nil: text mode reads whole frames
+        /// with Tesseract's layout analysis (`--detector tesseract`).
+        public var detector: Detector?
         /// The line reader's gate (`--min-line-confidence`).
         public var minimumLineConfidence: Float
         /// Scripts whose detected lines PP-OCR's recognizer reads.
@@ -34,7 +50,7 @@ public struct PipelineFactory: Sendable {
         public var maximumNoise: Double
 
         public init(
-            tessdata: String, maxPixels: Int, detector: (model: String, maxSide: Int, minimumLongSide: Int)?,
+            tessdata: String, maxPixels: Int, detector: Detector?,
             minimumLineConfidence: Float,
             ppOCRScripts: Set<Script>, recognitionModel: String, secondOpinionBelow: Float,
             fastSecondOpinionBelow: Float, secondOpinionModel: String, recognizerFactory: RecognizerFactory?,
@@ -61,10 +77,12 @@ public struct PipelineFactory: Sendable {
     public init(settings: Settings) {
         self.settings = settings
         if let detector = settings.detector {
-            let (model, maxSide, minimumLongSide) = (detector.model, detector.maxSide, detector.minimumLongSide)
+            let options = TextDetector.Options(
+                maxSide: detector.maxSide, accurateMaxSide: detector.accurateMaxSide,
+                minimumLongSide: detector.minimumLongSide)
+            let model = detector.model
             lineDetectors = LineDetectorPool { () throws(LegibleError) in
-                let detector = try TextDetector(
-                    modelPath: model, options: TextDetector.Options(maxSide: maxSide, minimumLongSide: minimumLongSide))
+                let detector = try TextDetector(modelPath: model, options: options)
                 try detector.warmUp()
                 return detector
             }

@@ -5,8 +5,9 @@ public import LegibleCore
 /// Like a recognizer, a detector holds a native handle used by one thread: implementations
 /// are not `Sendable` and live on their engine's thread.
 public protocol LineDetecting: AnyObject {
-    /// The lines found, each a rotated box in `image`'s pixels with the detector's score.
-    func detectLines(in image: GrayImage) throws(LegibleError) -> [DetectedLine]
+    /// The lines found, each a rotated box in `image`'s pixels with the detector's score;
+    /// ACCURATE may look harder (a larger input) than FAST.
+    func detectLines(in image: GrayImage, level: RecognitionLevel) throws(LegibleError) -> [DetectedLine]
 }
 
 extension LineDetecting {
@@ -14,11 +15,13 @@ extension LineDetecting {
     /// (a region of interest around one line): a detector scales its input to sides that are
     /// multiples of 32, which squashes a 50 px high strip, and it finds text that touches the
     /// image's edge poorly. Quads come back in `image`'s pixels, clamped to it.
-    public func detectLines(inPadded image: GrayImage, minimumSide: Int = 160, border: Int = 16)
+    public func detectLines(
+        inPadded image: GrayImage, level: RecognitionLevel = .fast, minimumSide: Int = 160, border: Int = 16
+    )
         throws(LegibleError) -> [DetectedLine]
     {
         guard image.width > 0, image.height > 0, min(image.width, image.height) < minimumSide else {
-            return try detectLines(in: image)
+            return try detectLines(in: image, level: level)
         }
         let padX = max(border, (minimumSide - image.width + 1) / 2)
         let padY = max(border, (minimumSide - image.height + 1) / 2)
@@ -32,7 +35,7 @@ extension LineDetecting {
             }
         }
         let padded = GrayImage(width: width, height: height, bytesPerRow: width, pixels: pixels)
-        return try detectLines(in: padded).map { line in
+        return try detectLines(in: padded, level: level).map { line in
             let corners = line.corners.map { corner in
                 Point(
                     x: min(Int32(image.width), max(0, corner.x - Int32(padX))),

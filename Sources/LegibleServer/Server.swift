@@ -69,7 +69,10 @@ public final class Server {
             settings: PipelineFactory.Settings(
                 tessdata: configuration.tessdata, maxPixels: configuration.maxPixels,
                 detector: configuration.detector == .ppOCRv4
-                    ? (configuration.detectorModel, configuration.detectorMaxSide, configuration.detectorMinSide) : nil,
+                    ? PipelineFactory.Detector(
+                        model: configuration.detectorModel, maxSide: configuration.detectorMaxSide,
+                        accurateMaxSide: configuration.detectorAccurateMaxSide,
+                        minimumLongSide: configuration.detectorMinSide) : nil,
                 minimumLineConfidence: configuration.minimumLineConfidence, ppOCRScripts: configuration.ppOCRScripts,
                 recognitionModel: configuration.recognitionModel, secondOpinionBelow: configuration.secondOpinionBelow,
                 fastSecondOpinionBelow: configuration.fastSecondOpinionBelow,

@@ -77,6 +77,8 @@ public struct ServerConfiguration: Sendable {
     public var detectorModel: String = TextDetector.defaultModelPath
     /// The detector's input: frames are scaled so their long side is at most this.
     public var detectorMaxSide: Int = 960
+    /// The same for ACCURATE (`--detector-accurate-max-side`).
+    public var detectorAccurateMaxSide: Int = 1280
     /// Smaller frames are scaled up so that the detector sees this long side (`--detector-min-side`).
     public var detectorMinSide: Int = 640
     /// Scripts whose detected lines PP-OCRv4's recognition model reads instead of Tesseract
@@ -123,6 +125,7 @@ public struct ServerConfiguration: Sendable {
             ("detector", detector.rawValue),
             ("detector-model", detectorModel),
             ("detector-max-side", "\(detectorMaxSide)"),
+            ("detector-accurate-max-side", "\(detectorAccurateMaxSide)"),
             ("detector-min-side", "\(detectorMinSide)"),
             (
                 "pp-ocr-scripts",

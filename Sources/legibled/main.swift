@@ -57,6 +57,10 @@ let command = Command(
             "detector-max-side", valueName: "px",
             help: "The detector sees frames scaled to at most this long side (a multiple of 32).", default: "960"),
         .value(
+            "detector-accurate-max-side", valueName: "px",
+            help: "The same for LEVEL_ACCURATE: a larger input finds smaller and denser text (a multiple of 32).",
+            default: "1280"),
+        .value(
             "detector-min-side", valueName: "px",
             help:
                 "Smaller frames are scaled up so that the detector sees this long side (a word photographed close, a small screenshot); 0 never scales up.",
@@ -242,6 +246,12 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
         configuration.detectorMaxSide = try integer("detector-max-side", 32...4096)
         guard configuration.detectorMaxSide % 32 == 0 else {
             throw LegibleError(.invalidArgument, "--detector-max-side takes a multiple of 32, such as 960")
+        }
+    }
+    if parsed.isSet("detector-accurate-max-side") {
+        configuration.detectorAccurateMaxSide = try integer("detector-accurate-max-side", 32...4096)
+        guard configuration.detectorAccurateMaxSide % 32 == 0 else {
+            throw LegibleError(.invalidArgument, "--detector-accurate-max-side takes a multiple of 32, such as 1280")
         }
     }
     if parsed.isSet("detector-min-side") {

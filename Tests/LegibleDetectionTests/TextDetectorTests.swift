@@ -115,3 +115,17 @@ func fixture(_ name: String) throws -> (image: GrayImage, truth: [DetectedLine])
         #expect(throws: LegibleError.self) { try TextDetector(options: TextDetector.Options(maxSide: 100)) }
     }
 }
+
+/// ACCURATE looks at a frame through a larger input than FAST, and finds the same lines.
+@Suite(.serialized) struct DetectorLevelTests {
+    @Test func accurateUsesTheLargerInput() throws {
+        let (image, truth) = try fixture("level")
+        let detector = try TextDetector(options: TextDetector.Options(maxSide: 640, accurateMaxSide: 1280))
+        let fast = try detector.detect(image)
+        let fastSize = detector.lastInputSize
+        let accurate = try detector.detect(image, maxSide: detector.options.accurateMaxSide)
+        #expect(max(fastSize.width, fastSize.height) == 640)
+        #expect(max(detector.lastInputSize.width, detector.lastInputSize.height) > 640)
+        #expect(fast.count == truth.count && accurate.count == truth.count, "\(fast.count) / \(accurate.count)")
+    }
+}

@@ -86,7 +86,8 @@ public final class FramePathHarness {
         let factory = PipelineFactory(
             settings: PipelineFactory.Settings(
                 tessdata: TesseractModels.defaultTessdata, maxPixels: Self.limits.maxPixels,
-                detector: (TextDetector.defaultModelPath, 960, 640),
+                detector: PipelineFactory.Detector(
+                    model: TextDetector.defaultModelPath, maxSide: 960, accurateMaxSide: 1280, minimumLongSide: 640),
                 minimumLineConfidence: LineReader().minimumConfidence,
                 ppOCRScripts: [.chinese], recognitionModel: LineTextRecognizer.defaultModelPath,
                 secondOpinionBelow: 0.8,
