@@ -138,9 +138,13 @@ public final class TextDetector {
         compiled.removeAll()  // each CompiledShape frees its request and compiled model, then the model goes
     }
 
-    /// Small images are scaled up at most this much: a 16×16 frame is not worth a 640×640
-    /// inference (a flood of tiny frames must stay cheap), a 160 px word crop still reaches 640.
+    /// Small images are scaled up at most this much: a 160 px word crop still reaches 640.
     public static let maximumUpscale = 4.0
+    /// Images whose long side is shorter are never scaled up: a thumbnail or a probe, not a
+    /// photo of text (the corpus's smallest word crop is 136×50). A flood of 16×16 frames
+    /// (padded to 160 px for the detector, then scaled up) cost 108 ms each instead of 8 and
+    /// slowed a polite session 1.6-1.7× (`test_a_flooding_session_does_not_slow_a_polite_one_much`).
+    public static let minimumUpscaledSide = 96
 
     /// The model input's size for an image of `width` × `height`: scaled down so that the long
     /// side is at most `maxSide`, or up (by at most `maximumUpscale`) toward `minimumLongSide`
@@ -153,7 +157,7 @@ public final class TextDetector {
         let scale =
             if long > maxSide {
                 Double(maxSide) / Double(long)
-            } else if long < minimumLongSide {
+            } else if long < minimumLongSide, long >= minimumUpscaledSide {
                 min(Self.maximumUpscale, Double(min(minimumLongSide, maxSide)) / Double(long))
             } else {
                 1.0
@@ -183,8 +187,14 @@ public final class TextDetector {
     /// - Throws: `.internal` when OpenVINO fails to compile or infer.
     /// - Parameter maxSide: the input's long side for this image instead of `options.maxSide`
     ///   (a multiple of 32).
-    public func detect(_ image: GrayImage, maxSide: Int? = nil) throws(LegibleError) -> [DetectedLine] {
-        try detect(width: image.width, height: image.height, maxSide: maxSide ?? options.maxSide) {
+    /// - Parameter scalesUp: false keeps a small image at its size (`Options.minimumLongSide` unused).
+    public func detect(_ image: GrayImage, maxSide: Int? = nil, scalesUp: Bool = true) throws(LegibleError)
+        -> [DetectedLine]
+    {
+        try detect(
+            width: image.width, height: image.height, maxSide: maxSide ?? options.maxSide,
+            minimumLongSide: scalesUp ? options.minimumLongSide : 0
+        ) {
             resampler, shape, input in
             resampler.write(image, to: shape, into: input)
         }
@@ -197,13 +207,16 @@ public final class TextDetector {
         -> [DetectedLine]
     {
         precondition(bytesPerRow >= 3 * width && pixels.count >= bytesPerRow * height)
-        return try detect(width: width, height: height, maxSide: options.maxSide) { resampler, shape, input in
+        return try detect(
+            width: width, height: height, maxSide: options.maxSide, minimumLongSide: options.minimumLongSide
+        ) { resampler, shape, input in
             resampler.write(bgr: pixels, width: width, height: height, bytesPerRow: bytesPerRow, to: shape, into: input)
         }
     }
 
     private func detect(
-        width: Int, height: Int, maxSide: Int, fill: (inout Resampler, InputShape, UnsafeMutablePointer<Float>) -> Void
+        width: Int, height: Int, maxSide: Int, minimumLongSide: Int,
+        fill: (inout Resampler, InputShape, UnsafeMutablePointer<Float>) -> Void
     ) throws(LegibleError) -> [DetectedLine] {
         lastTimings = Timings()
         guard width > 0, height > 0 else { return [] }
@@ -216,7 +229,7 @@ public final class TextDetector {
         }
 
         let size = Self.inputSize(
-            width: width, height: height, maxSide: maxSide, minimumLongSide: options.minimumLongSide)
+            width: width, height: height, maxSide: maxSide, minimumLongSide: minimumLongSide)
         lastInputSize = size
         let shape = InputShape(width: size.width, height: size.height)
         let target = try compiledShape(for: shape)

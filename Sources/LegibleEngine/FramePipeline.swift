@@ -180,7 +180,8 @@ public final class FramePipeline {
             request.hasRegionOfInterest = region != nil
             request.textHeightHint = hint.map { $0 / upright.map.scale }
             let read = try self.read(
-                image, request: request, settings: settings, context: context, checkCancelled: checkCancelled)
+                image, request: request, settings: settings, context: context, scalesUp: upright.map.scale <= 1,
+                checkCancelled: checkCancelled)
             answer.recognizeMicros += (clock.now - decoded).micros
             switch read {
             case .text(let text):
@@ -282,9 +283,11 @@ public final class FramePipeline {
     /// The text of the upright (cropped, maybe scaled) image, in its pixels: in text mode with
     /// a line detector, line by line (`LineReader`; script by script for a session of several
     /// scripts); otherwise Tesseract's page layout.
+    /// `scalesUp`: the detector may enlarge a small image — not one decoded smaller than the
+    /// frame for its large text (the fast decode scale), which would undo that saving.
     private func read(
         _ image: GrayImage, request: RecognitionRequest, settings: SessionSettings, context: FrameContext,
-        checkCancelled: () throws(LegibleError) -> Void
+        scalesUp: Bool, checkCancelled: () throws(LegibleError) -> Void
     ) throws(LegibleError) -> ReadOutcome {
         guard let lineDetectors, request.mode == .text else {
             return .text(
@@ -292,7 +295,7 @@ public final class FramePipeline {
         }
         let time = TimeLimit(context.deadline)
         let lines = try lineDetectors.withDetector { (detector) throws(LegibleError) in
-            try detector.detectLines(inPadded: image, level: request.level)
+            try detector.detectLines(inPadded: image, level: request.level, scalesUp: scalesUp)
         }
         try checkCancelled()
         if LineReader.looksLikePage(lines, width: image.width, height: image.height) {

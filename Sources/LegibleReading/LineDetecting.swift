@@ -1,4 +1,5 @@
 public import LegibleCore
+internal import LegibleDetection
 
 /// Finds the text lines of an upright gray image: the PP-OCRv4 detector, or a fake in tests.
 ///
@@ -6,8 +7,10 @@ public import LegibleCore
 /// are not `Sendable` and live on their engine's thread.
 public protocol LineDetecting: AnyObject {
     /// The lines found, each a rotated box in `image`'s pixels with the detector's score;
-    /// ACCURATE may look harder (a larger input) than FAST.
-    func detectLines(in image: GrayImage, level: RecognitionLevel) throws(LegibleError) -> [DetectedLine]
+    /// ACCURATE may look harder (a larger input) than FAST. `scalesUp`: a small image may be
+    /// enlarged for the detector (not when it was decoded smaller than the frame, nor padded).
+    func detectLines(in image: GrayImage, level: RecognitionLevel, scalesUp: Bool) throws(LegibleError)
+        -> [DetectedLine]
 }
 
 extension LineDetecting {
@@ -16,12 +19,13 @@ extension LineDetecting {
     /// multiples of 32, which squashes a 50 px high strip, and it finds text that touches the
     /// image's edge poorly. Quads come back in `image`'s pixels, clamped to it.
     public func detectLines(
-        inPadded image: GrayImage, level: RecognitionLevel = .fast, minimumSide: Int = 160, border: Int = 16
+        inPadded image: GrayImage, level: RecognitionLevel = .fast, scalesUp: Bool = true, minimumSide: Int = 160,
+        border: Int = 16
     )
         throws(LegibleError) -> [DetectedLine]
     {
         guard image.width > 0, image.height > 0, min(image.width, image.height) < minimumSide else {
-            return try detectLines(in: image, level: level)
+            return try detectLines(in: image, level: level, scalesUp: scalesUp)
         }
         let padX = max(border, (minimumSide - image.width + 1) / 2)
         let padY = max(border, (minimumSide - image.height + 1) / 2)
@@ -35,7 +39,9 @@ extension LineDetecting {
             }
         }
         let padded = GrayImage(width: width, height: height, bytesPerRow: width, pixels: pixels)
-        return try detectLines(in: padded, level: level).map { line in
+        // Padding adds no detail: whether to enlarge is the unpadded image's size's call.
+        let enlarges = scalesUp && max(image.width, image.height) >= TextDetector.minimumUpscaledSide
+        return try detectLines(in: padded, level: level, scalesUp: enlarges).map { line in
             let corners = line.corners.map { corner in
                 Point(
                     x: min(Int32(image.width), max(0, corner.x - Int32(padX))),

@@ -156,8 +156,10 @@ struct PostprocessingTests {
         // Small images are scaled up to the minimum long side, never past maxSide.
         #expect(TextDetector.inputSize(width: 206, height: 182, maxSide: 960, minimumLongSide: 640) == (640, 576))
         #expect(TextDetector.inputSize(width: 160, height: 16, maxSide: 960, minimumLongSide: 640) == (640, 64))
-        // At most 4 times: a tiny frame stays a small inference.
-        #expect(TextDetector.inputSize(width: 16, height: 16, maxSide: 960, minimumLongSide: 640) == (64, 64))
+        // At most 4 times; a frame under 96 px is not scaled up at all.
+        #expect(TextDetector.inputSize(width: 100, height: 50, maxSide: 960, minimumLongSide: 640) == (416, 192))
+        #expect(TextDetector.inputSize(width: 16, height: 16, maxSide: 960, minimumLongSide: 640) == (32, 32))
+        #expect(TextDetector.inputSize(width: 95, height: 40, maxSide: 960, minimumLongSide: 640) == (96, 32))
         #expect(TextDetector.inputSize(width: 300, height: 100, maxSide: 480, minimumLongSide: 640) == (480, 160))
         #expect(TextDetector.inputSize(width: 1280, height: 720, maxSide: 960, minimumLongSide: 640) == (960, 544))
     }
