@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+"""Generated multilingual Latin scenes (accents) and plain Latin ones, seeds 100-105, FAST: CER and
+ms with `eng` (the default) and with `--model latin=Latin`. Ad-hoc probe of stop 28.
+
+    python3 bench/probes/accents.py
+"""
+import os
+import sys
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+for folder in ("bench", "clients/python", "clients/python/tests", "scripts"):
+    sys.path.insert(0, os.path.join(REPO, folder))
+import statistics
+import script_lines as sl, models as bm, camera_frames as cf
+configs = {'eng': [], 'Latin': ['--model', 'latin=Latin']}
+for name, flags in configs.items():
+    server = bm.Server(os.path.join(REPO, '.build/release/legibled'), '--replicas-per-script','1', *flags)
+    try:
+        for script in ['latin-multilingual', 'latin']:
+            ms=[]; cers=[]; texts=[]
+            for seed in range(100,106):
+                image, truth = cf.script_scene(script, seed=seed)
+                r = sl.read(server, image, frames=2, scripts=[sl.pb.SCRIPT_LATIN])
+                ms.append(r.timing.recognize_us/1000)
+                cers.append(bm.cer(r.text.text, "\n".join(l["text"] for l in truth["lines"])))
+                texts.append(r.text.text.replace('\n',' | ')[:90])
+            print(name, script, 'median ms %.0f'%statistics.median(ms), 'mean CER %.3f'%statistics.mean(cers), flush=True)
+            print('   ', texts[0])
+    finally:
+        server.stop()
