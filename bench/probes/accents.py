@@ -7,6 +7,9 @@ ms with `eng` (the default) and with `--model latin=Latin`. Ad-hoc probe of stop
 import os
 import sys
 
+import argparse
+
+argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 for folder in ("bench", "clients/python", "clients/python/tests", "scripts"):
     sys.path.insert(0, os.path.join(REPO, folder))

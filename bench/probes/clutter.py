@@ -7,6 +7,9 @@ for legibled flag sets and levels: how many answer empty. Ad-hoc probe of stop 2
 import os
 import sys
 
+import argparse
+
+argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 for folder in ("bench", "clients/python", "clients/python/tests", "scripts"):
     sys.path.insert(0, os.path.join(REPO, folder))

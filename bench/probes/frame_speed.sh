@@ -3,6 +3,10 @@
 # (the first two left out), for legibled flags. Ad-hoc probe of stop 28.
 #   bench/probes/frame_speed.sh NAME [legibled flags...]     (LEVEL=accurate for ACCURATE)
 set -euo pipefail
+if [ $# -lt 1 ] || [ "$1" = -h ] || [ "$1" = --help ]; then
+  sed -n '2,4p' "$0" | sed 's/^# \{0,1\}//'
+  exit 0
+fi
 cd "$(dirname "$0")/../.."
 name=$1; shift
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT

