@@ -6,7 +6,7 @@ internal import LegibleTesseract
 
 /// Builds each engine's `FramePipeline` on that engine's own thread: the recognizer stack of
 /// an engine key — Tesseract (or the given `RecognizerFactory`), PP-OCR's recognizer for the
-/// lines of its scripts, jpn_vert for columns, ACCURATE's second opinion — around the line
+/// lines of its scripts, jpn_vert for columns, the second reader of unsure lines — around the line
 /// detectors every engine shares. The server is given one and knows nothing of what is in it.
 public struct PipelineFactory: Sendable {
     /// The line detector's model and input sizes (`--detector-model`, `--detector-max-side`,
@@ -120,7 +120,8 @@ public struct PipelineFactory: Sendable {
                 // Lines of a script with a vertical model installed (jpn_vert) may be columns.
                 engine = try VerticalTextRecognizer(base: tesseract, tessdata: tessdata)
             }
-            if settings.secondOpinionBelow > 0,
+            // FAST's second readings need the second reader as much as ACCURATE's do.
+            if settings.secondOpinionBelow > 0 || settings.fastSecondOpinionBelow > 0,
                 let second = try secondOpinion(for: key, cancellation: cancellation, base: engine)
             {
                 engine = SecondOpinionRecognizer(
@@ -137,10 +138,11 @@ public struct PipelineFactory: Sendable {
             limits: ImageLimits(maxPixels: settings.maxPixels))
     }
 
-    /// ACCURATE's second reader of an engine's unsure lines: PP-OCRv6's model for Latin (kept to
-    /// Latin letters), Chinese and Japanese; `hin` for `Devanagari` and back; nil for others.
-    /// Chosen on the corpus's tune part (ACCURATE's CER 0.211 with PP-OCRv4 for Latin and
-    /// Tesseract's `Japanese` for `jpn`; 0.201 with v6 for Latin, 0.194 with v6 for all three).
+    /// The second reader of an engine's unsure lines (ACCURATE's and FAST's): PP-OCRv6's model
+    /// for Latin (kept to Latin letters), Chinese and Japanese; `hin` for `Devanagari` and back;
+    /// nil for others. Chosen on the corpus's tune part, one run each, the intermediate ones with
+    /// code not kept (ACCURATE's CER 0.211 with PP-OCRv4 for Latin and Tesseract's `Japanese`
+    /// for `jpn`; 0.201 with v6 for Latin, 0.194 with v6 for all three).
     private func secondOpinion(for key: EngineKey, cancellation: RecognitionCancellation, base: any Recognizer)
         throws -> (any Recognizer)?
     {

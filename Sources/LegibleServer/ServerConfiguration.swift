@@ -92,7 +92,7 @@ public struct ServerConfiguration: Sendable {
     /// FAST asks the same second model about lines read under this confidence
     /// (`--fast-second-opinion-below`; 0: FAST never does).
     public var fastSecondOpinionBelow: Float = 0.8
-    /// The PP-OCR model of ACCURATE's second readings of Latin, Chinese and Japanese lines
+    /// The PP-OCR model of the second readings of Latin, Chinese and Japanese lines
     /// (`--second-opinion-model`); its character list lies beside it.
     public var secondOpinionModel: String = LineTextRecognizer.secondModelPath
     /// With the detector, a session of several scripts has each line read by its script's

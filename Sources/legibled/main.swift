@@ -87,7 +87,7 @@ let command = Command(
         .value(
             "second-opinion-model", valueName: "path",
             help:
-                "PP-OCRv6's text recognition model (ONNX; Chinese, Japanese, Latin with its accents), the second reader of ACCURATE's unsure Latin, Chinese and Japanese lines; its characters in NAME.characters.txt beside it.",
+                "PP-OCRv6's text recognition model (ONNX; Chinese, Japanese, Latin with its accents), the second reader of unsure Latin, Chinese and Japanese lines (ACCURATE's and FAST's); its characters in NAME.characters.txt beside it.",
             default: "/usr/local/share/legible/models/PP-OCRv6_rec_small.onnx, installed by make deps"),
         .value(
             "several-scripts", valueName: "lines|combined",
@@ -223,6 +223,21 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
             throw LegibleError(.invalidArgument, "--\(name)")
         }
     }
+    /// A number from 0 to 1 (a confidence or a share).
+    func fraction(_ name: String) throws(LegibleError) -> Float {
+        guard let value = Float(parsed.value(name)!), (0...1).contains(value) else {
+            throw LegibleError(.invalidArgument, "--\(name) takes a number from 0 to 1")
+        }
+        return value
+    }
+    /// A detector input's long side: a multiple of 32.
+    func detectorSide(_ name: String, example: Int) throws(LegibleError) -> Int {
+        let side = try integer(name, 32...4096)
+        guard side % 32 == 0 else {
+            throw LegibleError(.invalidArgument, "--\(name) takes a multiple of 32, such as \(example)")
+        }
+        return side
+    }
     if parsed.isSet("listen") {
         configuration.listen = try parsed.values("listen").map { (text) throws(LegibleError) in
             try ServerAddress(parsing: text)
@@ -243,16 +258,10 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
     }
     if parsed.isSet("detector-model") { configuration.detectorModel = parsed.value("detector-model")! }
     if parsed.isSet("detector-max-side") {
-        configuration.detectorMaxSide = try integer("detector-max-side", 32...4096)
-        guard configuration.detectorMaxSide % 32 == 0 else {
-            throw LegibleError(.invalidArgument, "--detector-max-side takes a multiple of 32, such as 960")
-        }
+        configuration.detectorMaxSide = try detectorSide("detector-max-side", example: 960)
     }
     if parsed.isSet("detector-accurate-max-side") {
-        configuration.detectorAccurateMaxSide = try integer("detector-accurate-max-side", 32...4096)
-        guard configuration.detectorAccurateMaxSide % 32 == 0 else {
-            throw LegibleError(.invalidArgument, "--detector-accurate-max-side takes a multiple of 32, such as 1280")
-        }
+        configuration.detectorAccurateMaxSide = try detectorSide("detector-accurate-max-side", example: 1280)
     }
     if parsed.isSet("detector-min-side") {
         configuration.detectorMinSide = try integer("detector-min-side", 0...4096)
@@ -277,17 +286,9 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
     if parsed.isSet("second-opinion-model") {
         configuration.secondOpinionModel = parsed.value("second-opinion-model")!
     }
-    if parsed.isSet("second-opinion-below") {
-        guard let value = Float(parsed.value("second-opinion-below")!), (0...1).contains(value) else {
-            throw LegibleError(.invalidArgument, "--second-opinion-below takes a number from 0 to 1")
-        }
-        configuration.secondOpinionBelow = value
-    }
+    if parsed.isSet("second-opinion-below") { configuration.secondOpinionBelow = try fraction("second-opinion-below") }
     if parsed.isSet("fast-second-opinion-below") {
-        guard let value = Float(parsed.value("fast-second-opinion-below")!), (0...1).contains(value) else {
-            throw LegibleError(.invalidArgument, "--fast-second-opinion-below takes a number from 0 to 1")
-        }
-        configuration.fastSecondOpinionBelow = value
+        configuration.fastSecondOpinionBelow = try fraction("fast-second-opinion-below")
     }
     if parsed.isSet("several-scripts") {
         switch parsed.value("several-scripts")! {
@@ -296,12 +297,7 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
         default: throw LegibleError(.invalidArgument, "--several-scripts takes lines or combined")
         }
     }
-    if parsed.isSet("min-line-confidence") {
-        guard let value = Float(parsed.value("min-line-confidence")!), (0...1).contains(value) else {
-            throw LegibleError(.invalidArgument, "--min-line-confidence takes a number from 0 to 1")
-        }
-        configuration.minimumLineConfidence = value
-    }
+    if parsed.isSet("min-line-confidence") { configuration.minimumLineConfidence = try fraction("min-line-confidence") }
     if parsed.isSet("workers") { configuration.workers = try integer("workers", 1...1024) }
     if parsed.isSet("replicas-per-script") {
         configuration.replicasPerScript = try integer("replicas-per-script", 1...64)
