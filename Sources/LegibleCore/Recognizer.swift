@@ -15,6 +15,10 @@ public struct RecognitionRequest: Sendable, Hashable {
     /// Text mode on a frame the line detector found to be a page (many small lines): read with
     /// Tesseract's full layout analysis, which reads columns in order.
     public var readsAsPage: Bool = false
+    /// `recognizeLine`: read with the engine's own model only, without its second reader
+    /// (`secondReading` asks it later). A frame read script by script asks each line's second
+    /// reader once, after every candidate script's engine has read it (`ScriptRouting`).
+    public var defersSecondReading: Bool = false
     /// The median word height, in pixels of the image given, that the session's last result
     /// in this scene had; FAST shrinks large text toward its target with it. nil when unknown.
     public var textHeightHint: Double?
@@ -63,10 +67,28 @@ public protocol Recognizer: AnyObject {
     /// Chinese): it is then cut out turned a quarter counter-clockwise, its first character at
     /// the strip's left, as PaddleOCR feeds its recognizer a tall box.
     var readsTallLinesAsColumns: Bool { get }
+
+    /// A line read at `level` with a lower confidence than this is read again by a second
+    /// model of the script (0: this recognizer has none, or not at this level).
+    func secondReadingThreshold(at level: RecognitionLevel) -> Float
+
+    /// The second model's reading of `strip` when it is surer than `first` (what
+    /// `recognizeLine` read of it with `defersSecondReading`), otherwise `first`.
+    func secondReading(
+        of strip: GrayImage, first: TextLine?, request: RecognitionRequest, job: UInt64, deadline: Duration?
+    ) throws(LegibleError) -> TextLine?
 }
 
 extension Recognizer {
     public var readsTallLinesAsColumns: Bool { false }
+
+    public func secondReadingThreshold(at level: RecognitionLevel) -> Float { 0 }
+
+    public func secondReading(
+        of strip: GrayImage, first: TextLine?, request: RecognitionRequest, job: UInt64, deadline: Duration?
+    ) throws(LegibleError) -> TextLine? {
+        first
+    }
 
     /// A recognizer without a line mode reads the strip as a frame; its lines become one.
     public func recognizeLine(_ strip: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)

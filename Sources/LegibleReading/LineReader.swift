@@ -52,17 +52,38 @@ public struct LineReader: Sendable {
     }
 
     /// Reads the lines of `routing` that `script`'s recognizer is to read now, and records
-    /// each reading in `routing` (a frame read script by script; `ScriptRouting`).
+    /// each reading in `routing` (a frame read script by script; `ScriptRouting`); then asks
+    /// its second reader about the lines whose routing ended with this script unsure.
     public func read(
         _ image: GrayImage, routing: inout ScriptRouting, script: Script, recognizer: some Recognizer,
         request: RecognitionRequest, job: UInt64 = 0, time: TimeLimit = TimeLimit(nil)
     ) throws(LegibleError) {
-        for index in routing.lines(for: script) {
-            let reading = try readLine(
-                routing.lines[index], in: image, recognizer: recognizer, request: request, job: job, time: time)
-            routing.record(
-                reading.map { ScriptRouting.Reading(line: $0.0, toImage: $0.1, script: script) }, line: index,
-                by: script)
+        routing.setSecondReadingThreshold(recognizer.secondReadingThreshold(at: request.level), for: script)
+        var deferred = request
+        deferred.defersSecondReading = true
+        while routing.nextScript == script {
+            for index in routing.lines(for: script) {
+                let reading = try readLine(
+                    routing.lines[index], in: image, recognizer: recognizer, request: deferred, job: job, time: time)
+                routing.record(
+                    reading.map { ScriptRouting.Reading(line: $0.0, toImage: $0.1, script: script) }, line: index,
+                    by: script)
+            }
+            for index in routing.secondReadingLines(for: script) {
+                let quad = routing.lines[index].quad
+                guard !(recognizer.readsTallLinesAsColumns && Self.isColumn(quad)),
+                    let strip = rectifier.rectify(image, quad: quad)
+                else {
+                    routing.recordSecondReading(nil, line: index)
+                    continue
+                }
+                let reading = try recognizer.secondReading(
+                    of: strip.image, first: routing.reading(of: index, by: script)?.line, request: request, job: job,
+                    deadline: time.remaining())
+                routing.recordSecondReading(
+                    reading.map { ScriptRouting.Reading(line: $0, toImage: strip.toImage, script: script) },
+                    line: index)
+            }
         }
     }
 

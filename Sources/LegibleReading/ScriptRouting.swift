@@ -12,6 +12,12 @@ public import LegibleCore
 /// default and named 13 of 20 clean rendered single lines right with its minimum lowered to
 /// 3 (see the README), so it is not used.
 ///
+/// A line's second reader (`SecondOpinionRecognizer`: PP-OCR or a second Tesseract model) is
+/// asked once, after every candidate meant for the line has read it: the second reader of the
+/// candidate whose reading scored best among those unsure enough to ask theirs. Asking each
+/// candidate's second reader while the line was still being routed made the first frame of
+/// an automatic session two to three times slower.
+///
 /// A value type, moved with the frame from engine to engine.
 public struct ScriptRouting: Sendable {
     /// A line read with at least this mean confidence, in its reader's own script, is done.
@@ -22,6 +28,13 @@ public struct ScriptRouting: Sendable {
     /// recognizer, when a candidate, reads the line too and the surer reading is kept.
     public static let sureHanConfidence: Float = 0.95
 
+    /// Once a line has a sure reading, another script's reading of it is re-read by that
+    /// script's second reader only when it is this close: on a sign's "港区 MINATO CITY" eng
+    /// read "@# & MINATOCITY" at 0.87 and jpn 0.80 (PP-OCR then read it right at 1.0), where
+    /// eng's readings of Japanese, Chinese and Korean lines that their own scripts read at
+    /// 0.93–1.0 scored 0–0.63 (generated scenes, seed 100; mixed-sign-no-litter-minato).
+    public static let secondReadingMargin: Float = 0.15
+
     /// The candidate scripts, in the session's order; the first one's engine reads first.
     public let scripts: [Script]
     /// The detected lines (already filtered by detection score), in the upright image.
@@ -30,8 +43,15 @@ public struct ScriptRouting: Sendable {
     public private(set) var best: [Reading?]
     /// Per line, the scripts whose recognizers have read it.
     public private(set) var tried: [Set<Script>]
+    /// Per line, what each script's recognizer read of it.
+    public private(set) var readingsByScript: [[Script: Reading]]
     /// Per line, the scripts still to try, the likeliest first.
     public private(set) var wanted: [[Script]]
+    /// Per line, whether its second reader has had its turn.
+    public private(set) var secondRead: [Bool]
+    /// Per script whose engine has read, the confidence under which its second reader reads a
+    /// line again (`Recognizer.secondReadingThreshold`; 0: it has none).
+    public private(set) var secondReadingBelow: [Script: Float] = [:]
 
     /// One recognizer's reading of a line.
     public struct Reading: Sendable {
@@ -59,12 +79,61 @@ public struct ScriptRouting: Sendable {
         self.lines = lines
         best = Array(repeating: nil, count: lines.count)
         tried = Array(repeating: [], count: lines.count)
+        readingsByScript = Array(repeating: [:], count: lines.count)
         wanted = Array(repeating: [scripts[0]], count: lines.count)
+        secondRead = Array(repeating: false, count: lines.count)
     }
 
-    /// The script whose engine should read next: the first candidate some line still wants.
+    /// The script whose engine should read next: the first candidate some line still wants,
+    /// or whose second reader is to read a line.
     public var nextScript: Script? {
-        scripts.first { script in wanted.contains { $0.first == script } }
+        scripts.first { script in
+            wanted.contains { $0.first == script } || !secondReadingLines(for: script).isEmpty
+        }
+    }
+
+    /// The lines `script`'s second reader is to read now: lines every candidate meant for
+    /// them has read, whose `secondReader` is `script`'s.
+    public func secondReadingLines(for script: Script) -> [Int] {
+        wanted.indices.filter { index in
+            wanted[index].isEmpty && !secondRead[index] && secondReader(of: index) == script
+        }
+    }
+
+    /// The script whose second reader reads line `index`: among the readings of it less sure
+    /// than their reader's second-reader threshold (and, beside a sure reading, within
+    /// `secondReadingMargin` of it), the best scored one's; for a line nobody read, the first
+    /// script's. Nil when no second reader is to read it.
+    func secondReader(of index: Int) -> Script? {
+        func asks(_ script: Script, _ confidence: Float) -> Bool {
+            confidence < (secondReadingBelow[script] ?? 0)
+        }
+        if readingsByScript[index].isEmpty { return asks(scripts[0], 0) ? scripts[0] : nil }
+        // Beside a sure reading, only a close one is worth a second reader.
+        let floor =
+            best[index].map { best in
+                best.score >= Self.sureConfidence ? best.line.confidence - Self.secondReadingMargin : 0
+            } ?? 0
+        return readingsByScript[index].values.filter {
+            asks($0.script, $0.line.confidence) && $0.line.confidence >= floor
+        }
+        .max { ($0.score, $1.script.rawValue) < ($1.score, $0.script.rawValue) }?.script
+    }
+
+    /// What `script`'s recognizer read of line `index`, if it read anything.
+    public func reading(of index: Int, by script: Script) -> Reading? { readingsByScript[index][script] }
+
+    /// Notes the threshold of `script`'s second reader, before its engine reads.
+    public mutating func setSecondReadingThreshold(_ below: Float, for script: Script) {
+        secondReadingBelow[script] = below
+    }
+
+    /// Records what line `index`'s second reader made of it (`Recognizer.secondReading`: the
+    /// surer of its script's reading and the second model's); it replaces the best reading
+    /// when it scores higher.
+    public mutating func recordSecondReading(_ reading: Reading?, line index: Int) {
+        secondRead[index] = true
+        if let reading, best[index].map({ reading.score > $0.score }) ?? true { best[index] = reading }
     }
 
     /// The lines `script`'s engine is to read now.
@@ -76,6 +145,7 @@ public struct ScriptRouting: Sendable {
     /// which script, if any, reads it next.
     public mutating func record(_ reading: Reading?, line index: Int, by script: Script) {
         tried[index].insert(script)
+        readingsByScript[index][script] = reading
         wanted[index].removeAll { $0 == script }
         if let reading, best[index].map({ reading.score > $0.score }) ?? true { best[index] = reading }
         let untried = scripts.filter { !tried[index].contains($0) }

@@ -36,8 +36,18 @@ public final class SecondOpinionRecognizer: Recognizer {
         throws(LegibleError) -> TextLine?
     {
         let first = try base.recognizeLine(strip, request: request, job: job, deadline: deadline)
-        let threshold = request.level == .accurate ? below : fastBelow
-        guard !request.lineIsColumn, (first?.confidence ?? 0) < threshold else {
+        guard !request.defersSecondReading else { return first }
+        return try secondReading(of: strip, first: first, request: request, job: job, deadline: deadline)
+    }
+
+    public func secondReadingThreshold(at level: RecognitionLevel) -> Float {
+        level == .accurate ? below : fastBelow
+    }
+
+    public func secondReading(
+        of strip: GrayImage, first: TextLine?, request: RecognitionRequest, job: UInt64, deadline: Duration?
+    ) throws(LegibleError) -> TextLine? {
+        guard !request.lineIsColumn, (first?.confidence ?? 0) < secondReadingThreshold(at: request.level) else {
             return first
         }
         guard let other = try second.recognizeLine(strip, request: request, job: job, deadline: deadline) else {

@@ -84,6 +84,85 @@ struct ScriptRoutingTests {
         #expect(routing.readings.isEmpty)
     }
 
+    @Test func theSecondReaderReadsOnceAfterEveryCandidateTheBestUnsureReadersOne() {
+        var routing = ScriptRouting(scripts: [.latin, .devanagari, .korean], lines: [line, line])
+        routing.setSecondReadingThreshold(0.8, for: .latin)
+        routing.record(reading("EXIT 4", 0.6, by: .latin), line: 0, by: .latin)
+        routing.record(reading("OPEN", 0.95, by: .latin), line: 1, by: .latin)
+        // The unsure line goes on to the other candidates before any second reader reads it.
+        #expect(routing.secondReadingLines(for: .latin).isEmpty)
+        #expect(routing.nextScript == .devanagari)
+        routing.setSecondReadingThreshold(0.8, for: .devanagari)
+        routing.record(reading("एक", 0.3, by: .devanagari), line: 0, by: .devanagari)
+        routing.setSecondReadingThreshold(0, for: .korean)
+        routing.record(reading("에", 0.2, by: .korean), line: 0, by: .korean)
+        // Eng's reading scored best: its second reader, and no other, reads the line; the
+        // sure line is done.
+        #expect(routing.nextScript == .latin)
+        #expect(routing.secondReadingLines(for: .latin) == [0])
+        #expect(routing.secondReadingLines(for: .devanagari).isEmpty)
+        routing.recordSecondReading(reading("EXIT 4B", 0.9, by: .latin), line: 0)
+        #expect(routing.nextScript == nil)
+        #expect(routing.readings.map(\.line.text) == ["EXIT 4B", "OPEN"])
+    }
+
+    @Test func aLineNobodyReadsIsAskedOfTheFirstScriptsSecondReader() {
+        var routing = ScriptRouting(scripts: [.latin, .korean], lines: [line])
+        routing.setSecondReadingThreshold(0.5, for: .latin)
+        routing.record(nil, line: 0, by: .latin)
+        #expect(routing.nextScript == .korean)
+        routing.record(nil, line: 0, by: .korean)
+        #expect(routing.nextScript == .latin)
+        routing.recordSecondReading(nil, line: 0)
+        #expect(routing.nextScript == nil)
+        #expect(routing.readings.isEmpty)
+    }
+
+    @Test func aWinnerWithoutASecondModelLeavesTheTurnToTheNextBestReading() {
+        // A road sign's "56Km": kor reads "1560" at 0.79 and has no second model; eng's unsure
+        // reading has one (PP-OCR reads it 0.999), so that reader reads the line once.
+        var routing = ScriptRouting(scripts: [.korean, .latin], lines: [line])
+        routing.setSecondReadingThreshold(0, for: .korean)
+        routing.record(reading("1560", 0.79, by: .korean), line: 0, by: .korean)
+        routing.setSecondReadingThreshold(0.8, for: .latin)
+        routing.record(reading("56Kn", 0.7, by: .latin), line: 0, by: .latin)
+        #expect(routing.nextScript == .latin)
+        #expect(routing.reading(of: 0, by: .latin)?.line.text == "56Kn")
+        routing.recordSecondReading(reading("56Km", 0.999, by: .latin), line: 0)
+        #expect(routing.nextScript == nil)
+        #expect(routing.readings.map(\.line.text) == ["56Km"])
+    }
+
+    @Test func sureReadingsAskNoSecondReader() {
+        var routing = ScriptRouting(scripts: [.korean, .latin], lines: [line])
+        routing.setSecondReadingThreshold(0, for: .korean)
+        routing.record(reading("1560", 0.7, by: .korean), line: 0, by: .korean)
+        routing.setSecondReadingThreshold(0.8, for: .latin)
+        routing.record(reading("56Km", 0.9, by: .latin), line: 0, by: .latin)
+        #expect(routing.nextScript == nil)
+        #expect(routing.readings.map(\.line.text) == ["56Km"])
+    }
+
+    @Test func besideASureReadingOnlyACloseOneIsReReadByItsSecondReader() {
+        // jpn reads a Japanese sign line sure; eng's guess at it is far below: no second reader.
+        var routing = ScriptRouting(scripts: [.latin, .japanese], lines: [line, line])
+        routing.setSecondReadingThreshold(0.8, for: .latin)
+        routing.record(reading("KRADST TORE", 0.63, by: .latin), line: 0, by: .latin)
+        // "港区 MINATO CITY": eng 0.87, jpn 0.80 - close, so jpn's second reader reads it.
+        routing.record(reading("@# & MINATOCITY", 0.87, by: .latin), line: 1, by: .latin)
+        routing.setSecondReadingThreshold(0.8, for: .japanese)
+        routing.record(reading("本日のおすすめ料理", 0.95, by: .japanese), line: 0, by: .japanese)
+        #expect(routing.secondReadingLines(for: .latin).isEmpty)
+        #expect(routing.nextScript == nil)
+        var mixed = ScriptRouting(scripts: [.japanese, .latin], lines: [line])
+        mixed.setSecondReadingThreshold(0.8, for: .japanese)
+        mixed.record(reading("@港区 MINATO CITY", 0.795, by: .japanese), line: 0, by: .japanese)
+        mixed.setSecondReadingThreshold(0.8, for: .latin)
+        mixed.record(reading("@# & MINATOCITY", 0.87, by: .latin), line: 0, by: .latin)
+        #expect(mixed.nextScript == .japanese)
+        #expect(mixed.secondReadingLines(for: .japanese) == [0])
+    }
+
     @Test func writtenScriptOfMixedText() {
         #expect(WrittenScript.dominant(in: "Open 24h") == .latin)
         #expect(WrittenScript.dominant(in: "दिल्ली मेट्रो") == .devanagari)

@@ -62,4 +62,25 @@ private final class Scripted: Recognizer {
         #expect(try read(Scripted("H0tel", confidence: 0.3), second, level: .accurate, column: true) == "H0tel")
         #expect(second.lineReads == 0)
     }
+
+    @Test func aDeferredSecondReadingIsAskedOnlyThroughSecondReading() throws {
+        let second = Scripted("Hotel", confidence: 0.9)
+        let recognizer = SecondOpinionRecognizer(
+            base: Scripted("H0tel", confidence: 0.6), second: second, below: 0.8, fastBelow: 0.5)
+        var request = RecognitionRequest(level: .accurate)
+        request.defersSecondReading = true
+        let first = try recognizer.recognizeLine(strip, request: request, job: 1, deadline: nil)
+        #expect(first?.text == "H0tel")
+        #expect(second.lineReads == 0)
+        #expect(recognizer.secondReadingThreshold(at: .accurate) == 0.8)
+        #expect(recognizer.secondReadingThreshold(at: .fast) == 0.5)
+        let later = try recognizer.secondReading(
+            of: strip, first: first, request: RecognitionRequest(level: .accurate), job: 1, deadline: nil)
+        #expect(later?.text == "Hotel")
+        // FAST's threshold is lower: a line read at 0.6 is sure enough there.
+        let fast = try recognizer.secondReading(
+            of: strip, first: first, request: RecognitionRequest(level: .fast), job: 1, deadline: nil)
+        #expect(fast?.text == "H0tel")
+        #expect(second.lineReads == 1)
+    }
 }
