@@ -74,7 +74,7 @@ public struct LineReader: Sendable {
                 guard !(recognizer.readsTallLinesAsColumns && Self.isColumn(quad)),
                     let strip = rectifier.rectify(image, quad: quad)
                 else {
-                    routing.recordSecondReading(nil, line: index)
+                    routing.recordSecondReading(nil, line: index, by: script)
                     continue
                 }
                 let reading = try recognizer.secondReading(
@@ -82,7 +82,7 @@ public struct LineReader: Sendable {
                     deadline: time.remaining())
                 routing.recordSecondReading(
                     reading.map { ScriptRouting.Reading(line: $0, toImage: strip.toImage, script: script) },
-                    line: index)
+                    line: index, by: script)
             }
         }
     }

@@ -47,8 +47,8 @@ public struct ScriptRouting: Sendable {
     public private(set) var readingsByScript: [[Script: Reading]]
     /// Per line, the scripts still to try, the likeliest first.
     public private(set) var wanted: [[Script]]
-    /// Per line, whether its second reader has had its turn.
-    public private(set) var secondRead: [Bool]
+    /// Per line, the scripts whose second readers have had their turn.
+    public private(set) var secondReadBy: [Set<Script>]
     /// Per script whose engine has read, the confidence under which its second reader reads a
     /// line again (`Recognizer.secondReadingThreshold`; 0: it has none).
     public private(set) var secondReadingBelow: [Script: Float] = [:]
@@ -65,11 +65,14 @@ public struct ScriptRouting: Sendable {
             self.script = script
         }
 
-        /// Confidence, lowered when the letters read are not the reader's script (a Devanagari
-        /// model reading an English word): such a reading is a guess in a foreign alphabet.
+        /// Confidence, lowered when letters were read and none is of the reader's script (a
+        /// Devanagari model reading an English word): such a reading is a guess in a foreign
+        /// alphabet. A line of kanji and Latin read by the Japanese model is not.
         var score: Float {
-            guard let written = WrittenScript.dominant(in: line.text) else { return line.confidence }
-            return written.isRead(by: script) ? line.confidence : line.confidence - 0.1
+            guard WrittenScript.dominant(in: line.text) != nil, !WrittenScript.has(script, in: line.text) else {
+                return line.confidence
+            }
+            return line.confidence - 0.1
         }
     }
 
@@ -81,7 +84,7 @@ public struct ScriptRouting: Sendable {
         tried = Array(repeating: [], count: lines.count)
         readingsByScript = Array(repeating: [:], count: lines.count)
         wanted = Array(repeating: [scripts[0]], count: lines.count)
-        secondRead = Array(repeating: false, count: lines.count)
+        secondReadBy = Array(repeating: [], count: lines.count)
     }
 
     /// The script whose engine should read next: the first candidate some line still wants,
@@ -93,31 +96,31 @@ public struct ScriptRouting: Sendable {
     }
 
     /// The lines `script`'s second reader is to read now: lines every candidate meant for
-    /// them has read, whose `secondReader` is `script`'s.
+    /// them has read, among whose `secondReaders` `script` is, not yet asked.
     public func secondReadingLines(for script: Script) -> [Int] {
         wanted.indices.filter { index in
-            wanted[index].isEmpty && !secondRead[index] && secondReader(of: index) == script
+            wanted[index].isEmpty && !secondReadBy[index].contains(script)
+                && secondReaders(of: index).contains(script)
         }
     }
 
-    /// The script whose second reader reads line `index`: among the readings of it less sure
-    /// than their reader's second-reader threshold (and, beside a sure reading, within
-    /// `secondReadingMargin` of it), the best scored one's; for a line nobody read, the first
-    /// script's. Nil when no second reader is to read it.
-    func secondReader(of index: Int) -> Script? {
+    /// The scripts whose second readers read line `index`: of its readings less sure than
+    /// their reader's second-reader threshold, the surest and those within
+    /// `secondReadingMargin` of it (beside a sure reading, only those within that margin of
+    /// the sure one); for a line nobody read, the first script's.
+    func secondReaders(of index: Int) -> [Script] {
         func asks(_ script: Script, _ confidence: Float) -> Bool {
             confidence < (secondReadingBelow[script] ?? 0)
         }
-        if readingsByScript[index].isEmpty { return asks(scripts[0], 0) ? scripts[0] : nil }
-        // Beside a sure reading, only a close one is worth a second reader.
-        let floor =
-            best[index].map { best in
-                best.score >= Self.sureConfidence ? best.line.confidence - Self.secondReadingMargin : 0
-            } ?? 0
-        return readingsByScript[index].values.filter {
-            asks($0.script, $0.line.confidence) && $0.line.confidence >= floor
+        let readings = readingsByScript[index].values
+        guard let surest = readings.max(by: { $0.score < $1.score }) else {
+            return asks(scripts[0], 0) ? [scripts[0]] : []
         }
-        .max { ($0.score, $1.script.rawValue) < ($1.score, $0.script.rawValue) }?.script
+        let unsure = readings.filter { asks($0.script, $0.line.confidence) }
+        guard let top = unsure.map(\.line.confidence).max() else { return [] }
+        let floor =
+            (surest.score >= Self.sureConfidence ? surest.line.confidence : top) - Self.secondReadingMargin
+        return scripts.filter { script in unsure.contains { $0.script == script && $0.line.confidence >= floor } }
     }
 
     /// What `script`'s recognizer read of line `index`, if it read anything.
@@ -128,11 +131,11 @@ public struct ScriptRouting: Sendable {
         secondReadingBelow[script] = below
     }
 
-    /// Records what line `index`'s second reader made of it (`Recognizer.secondReading`: the
-    /// surer of its script's reading and the second model's); it replaces the best reading
-    /// when it scores higher.
-    public mutating func recordSecondReading(_ reading: Reading?, line index: Int) {
-        secondRead[index] = true
+    /// Records what `script`'s second reader made of line `index` (`Recognizer.secondReading`:
+    /// the surer of that script's reading and the second model's); it replaces the best
+    /// reading when it scores higher.
+    public mutating func recordSecondReading(_ reading: Reading?, line index: Int, by script: Script) {
+        secondReadBy[index].insert(script)
         if let reading, best[index].map({ reading.score > $0.score }) ?? true { best[index] = reading }
     }
 
@@ -211,6 +214,11 @@ enum WrittenScript: Sendable, Equatable {
         case .hangul: 3
         case .kana: 4
         }
+    }
+
+    /// Whether `text` has a letter `script`'s recognizer reads as its own.
+    static func has(_ script: Script, in text: String) -> Bool {
+        text.unicodeScalars.contains { scalar in of(scalar).map { $0.isRead(by: script) } ?? false }
     }
 
     /// Whether a recognizer of `script` may write `text`: no letter in it is of a script that

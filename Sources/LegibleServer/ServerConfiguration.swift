@@ -78,7 +78,7 @@ public struct ServerConfiguration: Sendable {
     /// The detector's input: frames are scaled so their long side is at most this.
     public var detectorMaxSide: Int = 960
     /// The same for ACCURATE (`--detector-accurate-max-side`).
-    public var detectorAccurateMaxSide: Int = 1280
+    public var detectorAccurateMaxSide: Int = 960
     /// Smaller frames are scaled up so that the detector sees this long side (`--detector-min-side`).
     public var detectorMinSide: Int = 640
     /// Scripts whose detected lines PP-OCRv4's recognition model reads instead of Tesseract
@@ -88,7 +88,7 @@ public struct ServerConfiguration: Sendable {
     public var recognitionModel: String = LineTextRecognizer.defaultModelPath
     /// ACCURATE: a detected line the engine reads with a lower confidence is read again by a
     /// second model of the script (`SecondOpinion`), the more confident reading kept (0: never).
-    public var secondOpinionBelow: Float = 0.8
+    public var secondOpinionBelow: Float = 0.95
     /// FAST asks the same second model about lines read under this confidence
     /// (`--fast-second-opinion-below`; 0: FAST never does).
     public var fastSecondOpinionBelow: Float = 0.8

@@ -101,7 +101,7 @@ struct ScriptRoutingTests {
         #expect(routing.nextScript == .latin)
         #expect(routing.secondReadingLines(for: .latin) == [0])
         #expect(routing.secondReadingLines(for: .devanagari).isEmpty)
-        routing.recordSecondReading(reading("EXIT 4B", 0.9, by: .latin), line: 0)
+        routing.recordSecondReading(reading("EXIT 4B", 0.9, by: .latin), line: 0, by: .latin)
         #expect(routing.nextScript == nil)
         #expect(routing.readings.map(\.line.text) == ["EXIT 4B", "OPEN"])
     }
@@ -113,7 +113,7 @@ struct ScriptRoutingTests {
         #expect(routing.nextScript == .korean)
         routing.record(nil, line: 0, by: .korean)
         #expect(routing.nextScript == .latin)
-        routing.recordSecondReading(nil, line: 0)
+        routing.recordSecondReading(nil, line: 0, by: .latin)
         #expect(routing.nextScript == nil)
         #expect(routing.readings.isEmpty)
     }
@@ -128,7 +128,7 @@ struct ScriptRoutingTests {
         routing.record(reading("56Kn", 0.7, by: .latin), line: 0, by: .latin)
         #expect(routing.nextScript == .latin)
         #expect(routing.reading(of: 0, by: .latin)?.line.text == "56Kn")
-        routing.recordSecondReading(reading("56Km", 0.999, by: .latin), line: 0)
+        routing.recordSecondReading(reading("56Km", 0.999, by: .latin), line: 0, by: .latin)
         #expect(routing.nextScript == nil)
         #expect(routing.readings.map(\.line.text) == ["56Km"])
     }
@@ -161,6 +161,34 @@ struct ScriptRoutingTests {
         mixed.record(reading("@# & MINATOCITY", 0.87, by: .latin), line: 0, by: .latin)
         #expect(mixed.nextScript == .japanese)
         #expect(mixed.secondReadingLines(for: .japanese) == [0])
+    }
+
+    @Test func closeUnsureReadingsEachAskTheirSecondReaderAndAMixedLineKeepsItsKanji() {
+        // At ACCURATE (second readers below 0.95) eng's 0.87 and jpn's 0.80 are both unsure and
+        // close: both second readers read the line. eng's may write only Latin and drops 港区;
+        // jpn's reading of kanji and Latin is not a foreign guess, so at equal confidence the
+        // first script's stands.
+        var routing = ScriptRouting(scripts: [.japanese, .latin], lines: [line])
+        routing.setSecondReadingThreshold(0.95, for: .japanese)
+        routing.record(reading("@港区 MINATO CITY", 0.795, by: .japanese), line: 0, by: .japanese)
+        routing.setSecondReadingThreshold(0.95, for: .latin)
+        routing.record(reading("@# & MINATOCITY", 0.87, by: .latin), line: 0, by: .latin)
+        #expect(routing.secondReaders(of: 0) == [.japanese, .latin])
+        #expect(routing.nextScript == .japanese)
+        routing.recordSecondReading(reading("港区 MINATO CITY", 1.0, by: .japanese), line: 0, by: .japanese)
+        #expect(routing.nextScript == .latin)
+        routing.recordSecondReading(reading("MINATO CITY", 1.0, by: .latin), line: 0, by: .latin)
+        #expect(routing.nextScript == nil)
+        #expect(routing.readings.map(\.line.text) == ["港区 MINATO CITY"])
+    }
+
+    @Test func aReadingFarBelowTheSurestUnsureOneAsksNoSecondReader() {
+        var routing = ScriptRouting(scripts: [.latin, .devanagari], lines: [line])
+        routing.setSecondReadingThreshold(0.8, for: .latin)
+        routing.record(reading("EXlT", 0.7, by: .latin), line: 0, by: .latin)
+        routing.setSecondReadingThreshold(0.8, for: .devanagari)
+        routing.record(reading("एक", 0.3, by: .devanagari), line: 0, by: .devanagari)
+        #expect(routing.secondReaders(of: 0) == [.latin])
     }
 
     @Test func writtenScriptOfMixedText() {
