@@ -65,11 +65,13 @@ public struct ScriptRouting: Sendable {
             self.script = script
         }
 
-        /// Confidence, lowered when letters were read and none is of the reader's script (a
-        /// Devanagari model reading an English word): such a reading is a guess in a foreign
-        /// alphabet. A line of kanji and Latin read by the Japanese model is not.
+        /// Confidence, lowered when the letters read are not the reader's script (a Devanagari
+        /// model reading an English word): such a reading is a guess in a foreign alphabet. A
+        /// line of mostly Latin letters with some of the reader's own (kanji and Latin read by
+        /// the Japanese model) is not: every model writes Latin too.
         var score: Float {
-            guard WrittenScript.dominant(in: line.text) != nil, !WrittenScript.has(script, in: line.text) else {
+            guard let written = WrittenScript.dominant(in: line.text) else { return line.confidence }
+            if written.isRead(by: script) || (written == .latin && WrittenScript.has(script, in: line.text)) {
                 return line.confidence
             }
             return line.confidence - 0.1

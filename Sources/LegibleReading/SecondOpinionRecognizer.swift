@@ -53,6 +53,23 @@ public final class SecondOpinionRecognizer: Recognizer {
         guard let other = try second.recognizeLine(strip, request: request, job: job, deadline: deadline) else {
             return first
         }
-        return other.confidence > (first?.confidence ?? 0) ? other : first
+        guard let first else { return other }
+        return other.confidence > first.confidence && !Self.dropsLetters(other, of: first) ? other : first
+    }
+
+    /// A second reading keeps at least this share of the letters and digits of a first reading
+    /// read with `sureFirstReading` or more.
+    public static let keptLetterShare = 0.9
+    /// A first reading this sure stands alone at FAST (`ScriptRouting.sureConfidence`); an
+    /// unsurer one often has stray letters a second reader rightly leaves out (receipts).
+    public static let sureFirstReading: Float = 0.8
+
+    /// Whether `second` lost letters a sure `first` read: a CTC reader leaves out the letters
+    /// it has no class for and stays sure (PP-OCRv6 read "Tiếng Việt có dấu" as "Ting Vit có
+    /// du" at 0.999, where Tesseract's `Latin` had read "Tičng Viêt có dãu" at 0.84).
+    static func dropsLetters(_ second: TextLine, of first: TextLine) -> Bool {
+        guard first.confidence >= sureFirstReading else { return false }
+        func letters(_ line: TextLine) -> Int { line.text.filter { $0.isLetter || $0.isNumber }.count }
+        return Double(letters(second)) < keptLetterShare * Double(letters(first))
     }
 }

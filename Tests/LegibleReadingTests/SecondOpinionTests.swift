@@ -36,12 +36,12 @@ private final class Scripted: Recognizer {
 @Suite struct SecondOpinionTests {
     let strip = GrayImage(width: 10, height: 10, bytesPerRow: 10, pixels: [UInt8](repeating: 255, count: 100))
 
-    private func read(_ base: Scripted, _ second: Scripted, level: RecognitionLevel, column: Bool = false) throws
-        -> String?
-    {
+    private func read(
+        _ base: Scripted, _ second: Scripted, level: RecognitionLevel, column: Bool = false, below: Float = 0.8
+    ) throws -> String? {
         var request = RecognitionRequest(level: level)
         request.lineIsColumn = column
-        return try SecondOpinionRecognizer(base: base, second: second, below: 0.8)
+        return try SecondOpinionRecognizer(base: base, second: second, below: below)
             .recognizeLine(strip, request: request, job: 1, deadline: nil)?.text
     }
 
@@ -82,5 +82,17 @@ private final class Scripted: Recognizer {
             of: strip, first: first, request: RecognitionRequest(level: .fast), job: 1, deadline: nil)
         #expect(fast?.text == "H0tel")
         #expect(second.lineReads == 1)
+    }
+
+    @Test func aSureReadingIsNotReplacedByOneThatLeftLettersOut() throws {
+        // PP-OCRv6 has no class for ế or ệ: it leaves them out and stays sure.
+        #expect(
+            try read(
+                Scripted("Tičng Viêt có dãu", confidence: 0.84), Scripted("Ting Vit có du", confidence: 0.999),
+                level: .accurate, below: 0.95) == "Tičng Viêt có dãu")
+        // An unsure first reading's stray letters are rightly left out.
+        #expect(
+            try read(Scripted("3.99 B iil", confidence: 0.6), Scripted("3.99 B", confidence: 0.98), level: .accurate)
+                == "3.99 B")
     }
 }
