@@ -101,11 +101,16 @@ def cli_text(data, suffix, scripts):
         return out.stdout.decode("utf-8", "replace"), (time.perf_counter() - started) * 1000
 
 
+# The Legible sessions' mode (--mode).
+MODE = [pb.MODE_TEXT]
+
+
 def legible_text(server, data, encoding, scripts, level, auto=False):
+    mode = MODE[0]
     if auto:
-        stream = server.session(automatically_detect_script=True, level=level)
+        stream = server.session(automatically_detect_script=True, level=level, mode=mode)
     else:
-        stream = server.session(scripts=[SCRIPT_OPTIONS[s][0] for s in scripts], level=level)
+        stream = server.session(scripts=[SCRIPT_OPTIONS[s][0] for s in scripts], level=level, mode=mode)
     try:
         stream.send(pb.ClientMessage(frame=pb.Frame(frame_id=1, image=pb.Image(encoding=encoding, data=data))))
         result = stream.receive().result
@@ -190,7 +195,10 @@ def main():
     parser.add_argument("--script", help="only images of this script (latin, chinese, ..., mixed, none)")
     parser.add_argument("--part", choices=("tune", "held-out"), help="only this part (tune while choosing a setting)")
     parser.add_argument("--json", help="write every row (with texts) here")
+    parser.add_argument("--mode", choices=("text", "document"), default="text",
+                        help="the Legible sessions' RecognitionOptions.mode")
     args = parser.parse_args()
+    MODE[0] = pb.MODE_DOCUMENT if args.mode == "document" else pb.MODE_TEXT
     variants = {}
     for item in args.variant:
         name, _, flags = item.partition("=")
