@@ -12,11 +12,11 @@ public import LegibleCore
 /// default and named 13 of 20 clean rendered single lines right with its minimum lowered to
 /// 3 (see the README), so it is not used.
 ///
-/// A line's second reader (`SecondOpinionRecognizer`: PP-OCR or a second Tesseract model) is
-/// asked once, after every candidate meant for the line has read it: the second reader of the
-/// candidate whose reading scored best among those unsure enough to ask theirs. Asking each
-/// candidate's second reader while the line was still being routed made the first frame of
-/// an automatic session two to three times slower.
+/// A line's second readers (`SecondOpinionRecognizer`: PP-OCR or a second Tesseract model) are
+/// asked after every candidate meant for the line has read it, once each, and only those of
+/// the candidates whose readings were unsure and close to the best (`secondReaders`). Asking
+/// each candidate's second reader while the line was still being routed made the first frame
+/// of an automatic session two to three times slower.
 ///
 /// A value type, moved with the frame from engine to engine.
 public struct ScriptRouting: Sendable {
@@ -114,7 +114,7 @@ public struct ScriptRouting: Sendable {
         func asks(_ script: Script, _ confidence: Float) -> Bool {
             confidence < (secondReadingBelow[script] ?? 0)
         }
-        let readings = readingsByScript[index].values
+        let readings = scripts.compactMap { readingsByScript[index][$0] }
         guard let surest = readings.max(by: { $0.score < $1.score }) else {
             return asks(scripts[0], 0) ? [scripts[0]] : []
         }
