@@ -241,11 +241,12 @@ def report_lines(results):
     return lines
 
 
-def measure_both(binary, level, log):
-    """measure() against legibled with the detector and with --detector tesseract."""
+def measure_both(binary, level, log, extra=()):
+    """measure() against legibled with the detector and with --detector tesseract; `extra`:
+    more legibled flags for both."""
     results = {}
     for name, flags in (("detector", ()), ("tesseract", ("--detector", "tesseract"))):
-        server = bm.Server(binary, *flags)
+        server = bm.Server(binary, *flags, *extra)
         try:
             results[name] = measure(server, level, lambda line: log(name, line))
         finally:
@@ -258,9 +259,11 @@ def main():
     parser.add_argument("--legibled", default=os.path.join(HERE, "..", ".build", "release", "legibled"))
     parser.add_argument("--level", choices=("fast", "accurate"), default="fast")
     parser.add_argument("--json")
+    parser.add_argument("--flags", default="", help="more legibled flags, such as '--detector-max-side 960'")
     args = parser.parse_args()
     level = pb.LEVEL_FAST if args.level == "fast" else pb.LEVEL_ACCURATE
-    results = measure_both(args.legibled, level, lambda *parts: print(*parts, file=sys.stderr, flush=True))
+    results = measure_both(args.legibled, level, lambda *parts: print(*parts, file=sys.stderr, flush=True),
+                           args.flags.split())
     print("\n".join(report_lines(results)))
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)

@@ -34,10 +34,9 @@ public final class TextDetector {
         /// The longest side of the model's input, in pixels (a multiple of 32). Larger images
         /// are scaled down to it.
         public var maxSide: Int
-        /// The same for ACCURATE (`LineDetecting.detectLines(in:level:)`). 1280 chosen on the
-        /// corpus's tune part: ACCURATE's CER 0.166 at 960, 0.159 at 1280 (mixed-script signs
-        /// 0.225 → 0.162) in about the same time; 28 generated text-free frames still answer
-        /// empty at 1280.
+        /// The same for ACCURATE (`LineDetecting.detectLines(in:level:)`): the same 832 (1280 read
+        /// the corpus's pages and Devanagari signs worse, and ACCURATE worse than FAST; see
+        /// the README's "Detector input").
         public var accurateMaxSide: Int
         /// Images whose long side is shorter are scaled up to it (then rounded to multiples of
         /// 32); others keep their size. 640 chosen on the corpus's tune part, where half the
@@ -53,15 +52,18 @@ public final class TextDetector {
         /// The defaults, chosen by measurement (bench/legible-detect on the detector fixtures,
         /// camera-720p and 28 camera-like 1280x720 frames, one thread, Tesseract in the process):
         ///
-        /// - `maxSide` 960: line recall/precision (IoU ≥ 0.5) 0.81/0.89 at 61-69 ms per 720p frame;
-        ///   864: 0.74/0.82 at 45-58 ms; 736: 0.66/0.80 at 42 ms; 640: 0.60/0.79 at 31 ms;
-        ///   1280: 0.83/0.89 at 132-135 ms but boxes on text-free frames (5 on 5).
+        /// - `maxSide`: line recall/precision (IoU ≥ 0.5) 0.81/0.89 at 960 and 61-69 ms per 720p
+        ///   frame; 864: 0.74/0.82 at 45-58 ms; 736: 0.66/0.80 at 42 ms; 640: 0.60/0.79 at 31 ms;
+        ///   1280: 0.83/0.89 at 132-135 ms but boxes on text-free frames (5 on 5). 832 chosen on
+        ///   what is read: generated camera frames read the same at 736, 832 and 960 (lines
+        ///   tilted ±30° all one line at 832 and 960, 85 % at -30° at 736), the corpus's tune
+        ///   part slightly better than at 960, a 720p frame 18 % faster (README).
         /// - A static shape per input size: inference at 640x352 29 ms against 67 ms for the
         ///   dynamic-shape model, 960x544 57-64 against 84, 1280x736 123-126 against 154; a
         ///   new size costs one compilation (~0.3-0.5 s) on its first frame, and a camera keeps
         ///   its frame size.
         public init(
-            maxSide: Int = 960, accurateMaxSide: Int = 1280, minimumLongSide: Int = 640, inferenceThreads: Int = 1,
+            maxSide: Int = 832, accurateMaxSide: Int = 832, minimumLongSide: Int = 640, inferenceThreads: Int = 1,
             shapes: ShapePolicy = .adaptive(maximumCached: 4), postprocessing: DBParameters = DBParameters()
         ) {
             self.maxSide = maxSide
