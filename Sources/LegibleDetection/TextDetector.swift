@@ -34,7 +34,7 @@ public final class TextDetector {
         /// The longest side of the model's input, in pixels (a multiple of 32). Larger images
         /// are scaled down to it.
         public var maxSide: Int
-        /// The same for ACCURATE (`LineDetecting.detectLines(in:level:)`): the same 832 (1280 read
+        /// The same for ACCURATE (`LineDetecting.detectLines(in:level:)`): the same 960 (1280 read
         /// the corpus's pages and Devanagari signs worse, and ACCURATE worse than FAST; see
         /// the README's "Detector input").
         public var accurateMaxSide: Int
@@ -54,16 +54,15 @@ public final class TextDetector {
         ///
         /// - `maxSide`: line recall/precision (IoU ≥ 0.5) 0.81/0.89 at 960 and 61-69 ms per 720p
         ///   frame; 864: 0.74/0.82 at 45-58 ms; 736: 0.66/0.80 at 42 ms; 640: 0.60/0.79 at 31 ms;
-        ///   1280: 0.83/0.89 at 132-135 ms but boxes on text-free frames (5 on 5). 832 chosen on
-        ///   what is read: generated camera frames read the same at 736, 832 and 960 (lines
-        ///   tilted ±30° all one line at 832 and 960, 85 % at -30° at 736), the corpus's tune
-        ///   part slightly better than at 960, a 720p frame 18 % faster (README).
+        ///   1280: 0.83/0.89 at 132-135 ms but boxes on text-free frames (5 on 5). 832 read a
+        ///   720p frame 18 % faster and the corpus's tune part as well, but a generated
+        ///   Vietnamese line worse than the tesseract CLI (README, "Detector input").
         /// - A static shape per input size: inference at 640x352 29 ms against 67 ms for the
         ///   dynamic-shape model, 960x544 57-64 against 84, 1280x736 123-126 against 154; a
         ///   new size costs one compilation (~0.3-0.5 s) on its first frame, and a camera keeps
         ///   its frame size.
         public init(
-            maxSide: Int = 832, accurateMaxSide: Int = 832, minimumLongSide: Int = 640, inferenceThreads: Int = 1,
+            maxSide: Int = 960, accurateMaxSide: Int = 960, minimumLongSide: Int = 640, inferenceThreads: Int = 1,
             shapes: ShapePolicy = .adaptive(maximumCached: 4), postprocessing: DBParameters = DBParameters()
         ) {
             self.maxSide = maxSide

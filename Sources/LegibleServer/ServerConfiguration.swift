@@ -76,9 +76,9 @@ public struct ServerConfiguration: Sendable {
     /// The PP-OCRv4 detection model (`--detector-model`).
     public var detectorModel: String = TextDetector.defaultModelPath
     /// The detector's input: frames are scaled so their long side is at most this.
-    public var detectorMaxSide: Int = 832
+    public var detectorMaxSide: Int = 960
     /// The same for ACCURATE (`--detector-accurate-max-side`).
-    public var detectorAccurateMaxSide: Int = 832
+    public var detectorAccurateMaxSide: Int = 960
     /// Smaller frames are scaled up so that the detector sees this long side (`--detector-min-side`).
     public var detectorMinSide: Int = 640
     /// Scripts whose detected lines PP-OCRv4's recognition model reads instead of Tesseract

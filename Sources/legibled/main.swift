@@ -55,12 +55,12 @@ let command = Command(
             default: "/usr/local/share/legible/models/ch_PP-OCRv4_det_infer.onnx, installed by make deps"),
         .value(
             "detector-max-side", valueName: "px",
-            help: "The detector sees frames scaled to at most this long side (a multiple of 32).", default: "832"),
+            help: "The detector sees frames scaled to at most this long side (a multiple of 32).", default: "960"),
         .value(
             "detector-accurate-max-side", valueName: "px",
             help:
-                "The same for LEVEL_ACCURATE (a multiple of 32); a larger input finds smaller and denser text, but 1280 read the corpus's pages and Devanagari signs worse than 960, and 960 no better than 832.",
-            default: "832"),
+                "The same for LEVEL_ACCURATE (a multiple of 32); a larger input finds smaller and denser text, but 1280 read the corpus's pages and Devanagari signs worse than 960.",
+            default: "960"),
         .value(
             "detector-min-side", valueName: "px",
             help:
@@ -259,7 +259,7 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
     }
     if parsed.isSet("detector-model") { configuration.detectorModel = parsed.value("detector-model")! }
     if parsed.isSet("detector-max-side") {
-        configuration.detectorMaxSide = try detectorSide("detector-max-side", example: 832)
+        configuration.detectorMaxSide = try detectorSide("detector-max-side", example: 960)
     }
     if parsed.isSet("detector-accurate-max-side") {
         configuration.detectorAccurateMaxSide = try detectorSide("detector-accurate-max-side", example: 960)

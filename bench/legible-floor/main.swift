@@ -38,7 +38,7 @@ let command = Command(
         ),
         .value(
             "detector-max-side", valueName: "px", help: "The detector's input, long side (legibled's default).",
-            default: "832"),
+            default: "960"),
         .value("strip-height", valueName: "px", help: "With --detector: the height lines are read at.", default: "48"),
         .flag("print-text", help: "Also write the recognized text to stderr."),
         .flag(
@@ -83,7 +83,7 @@ func parse(_ arguments: [String]) -> Options {
             repeatCount: try parsed.integer("repeat", in: 1...Int.max)!, warmup: try parsed.integer("warmup")!,
             segmentation: segmentation, level: level, printText: parsed.flag("print-text"),
             orientations: parsed.flag("orientations"), detector: parsed.flag("detector"),
-            detectorMaxSide: try parsed.integer("detector-max-side", in: 32...4096) ?? 832,
+            detectorMaxSide: try parsed.integer("detector-max-side", in: 32...4096) ?? 960,
             stripHeight: try parsed.integer("strip-height", in: 8...400) ?? 48,
             file: parsed.positionals.first)
     } catch {
