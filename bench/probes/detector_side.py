@@ -21,18 +21,9 @@ for folder in ("bench", "clients/python", "scripts"):
     sys.path.insert(0, os.path.join(REPO, folder))
 import camera_frames as cf  # noqa: E402
 import models as bm  # noqa: E402
+import script_lines  # noqa: E402
 import tilt_and_clutter as tc  # noqa: E402
 from legible_client import pb  # noqa: E402
-
-
-def read(server, image, **options):
-    stream = server.session(**options)
-    try:
-        stream.send(pb.ClientMessage(frame=pb.Frame(frame_id=1, image=pb.Image(
-            encoding=pb.ENCODING_JPEG, data=bm.jpeg(image)))))
-        return stream.receive().result
-    finally:
-        stream.close()
 
 
 SCRIPTS = {"latin": pb.SCRIPT_LATIN, "chinese": pb.SCRIPT_CHINESE, "japanese": pb.SCRIPT_JAPANESE,
@@ -54,10 +45,10 @@ for side in args.sides.split(","):
     try:
         cers, times = {}, []
         for kind, image, truth, options in frames:
-            result = read(server, image, **options)
+            result = script_lines.read(server, image, **options)
             cers.setdefault(kind.split()[0], []).append(bm.cer(result.text.text, truth))
             times.append(result.timing.recognize_us / 1000)
-        empty = sum(1 for item in clutter if not read(server, item[1] if isinstance(item, tuple) else item).text.text)
+        empty = sum(1 for _, image in clutter if not script_lines.read(server, image).text.text)
         summary = ", ".join("%s %.3f" % (kind, statistics.mean(values)) for kind, values in cers.items())
         print("side %s: %s; text-free empty %d/%d; median ms %.0f" % (
             side, summary, empty, len(clutter), statistics.median(times)), flush=True)
