@@ -191,6 +191,21 @@ import Testing
         #expect(first == again)
     }
 
+    /// A page the line detector found is read at ACCURATE from FAST's reading: a page FAST reads
+    /// surely comes back exactly as FAST read it (Sauvola's threshold first had read 4 of the
+    /// corpus's 7 tune pages worse than FAST).
+    @Test func aSurePageReadsAtAccurateExactlyAsAtFast() throws {
+        let engine = try engine()
+        var fast = RecognitionRequest(level: .fast)
+        fast.readsAsPage = true
+        var accurate = fast
+        accurate.level = .accurate
+        let image = try gray("label-640x480")
+        let fastText = try engine.recognize(image, request: fast)
+        #expect(!fastText.text.isEmpty)
+        #expect(try engine.recognize(image, request: accurate) == fastText)
+    }
+
     /// The engine reads `bytesPerRow`: the same pixels with padded rows give the same words.
     @Test func paddedRowsReadTheSame() throws {
         let image = try gray("label-640x480")
