@@ -1,5 +1,5 @@
 public import LegibleCore
-internal import LegibleDetection
+public import LegibleDetection
 internal import LegibleImaging
 internal import LegibleReading
 internal import LegibleTesseract
@@ -9,29 +9,14 @@ internal import LegibleTesseract
 /// lines of its scripts, jpn_vert for columns, the second reader of unsure lines — around the line
 /// detectors every engine shares. The server is given one and knows nothing of what is in it.
 public struct PipelineFactory: Sendable {
-    /// The line detector's model and input sizes (`--detector-model`, `--detector-max-side`,
-    /// `--detector-accurate-max-side`, `--detector-min-side`).
-    public struct Detector: Sendable {
-        public var model: String
-        public var maxSide: Int
-        public var accurateMaxSide: Int
-        public var minimumLongSide: Int
-
-        public init(model: String, maxSide: Int, accurateMaxSide: Int, minimumLongSide: Int) {
-            self.model = model
-            self.maxSide = maxSide
-            self.accurateMaxSide = accurateMaxSide
-            self.minimumLongSide = minimumLongSide
-        }
-    }
-
     public struct Settings: Sendable {
         public var tessdata: String
         /// `--max-pixels`: decoded images larger than this are refused.
         public var maxPixels: Int
-        /// PP-OCRv4's detection model and its input's size; nil: text mode reads whole frames
-        /// with Tesseract's layout analysis (`--detector tesseract`).
-        public var detector: Detector?
+        /// PP-OCRv4's detection model and its options (`--detector-model`, the input sizes of
+        /// `--detector-max-side` and its kin); nil: text mode reads whole frames with
+        /// Tesseract's layout analysis (`--detector tesseract`).
+        public var detector: (model: String, options: TextDetector.Options)?
         /// The line reader's gate (`--min-line-confidence`).
         public var minimumLineConfidence: Float
         /// Scripts whose detected lines PP-OCR's recognizer reads.
@@ -50,7 +35,7 @@ public struct PipelineFactory: Sendable {
         public var maximumNoise: Double
 
         public init(
-            tessdata: String, maxPixels: Int, detector: Detector?,
+            tessdata: String, maxPixels: Int, detector: (model: String, options: TextDetector.Options)?,
             minimumLineConfidence: Float,
             ppOCRScripts: Set<Script>, recognitionModel: String, secondOpinionBelow: Float,
             fastSecondOpinionBelow: Float, secondOpinionModel: String, recognizerFactory: RecognizerFactory?,
@@ -77,10 +62,7 @@ public struct PipelineFactory: Sendable {
     public init(settings: Settings) {
         self.settings = settings
         if let detector = settings.detector {
-            let options = TextDetector.Options(
-                maxSide: detector.maxSide, accurateMaxSide: detector.accurateMaxSide,
-                minimumLongSide: detector.minimumLongSide)
-            let model = detector.model
+            let (model, options) = detector
             lineDetectors = LineDetectorPool { () throws(LegibleError) in
                 let detector = try TextDetector(modelPath: model, options: options)
                 try detector.warmUp()

@@ -69,10 +69,13 @@ public final class Server {
             settings: PipelineFactory.Settings(
                 tessdata: configuration.tessdata, maxPixels: configuration.maxPixels,
                 detector: configuration.detector == .ppOCRv4
-                    ? PipelineFactory.Detector(
-                        model: configuration.detectorModel, maxSide: configuration.detectorMaxSide,
-                        accurateMaxSide: configuration.detectorAccurateMaxSide,
-                        minimumLongSide: configuration.detectorMinSide) : nil,
+                    ? (
+                        configuration.detectorModel,
+                        TextDetector.Options(
+                            maxSide: configuration.detectorMaxSide,
+                            accurateMaxSide: configuration.detectorAccurateMaxSide,
+                            minimumLongSide: configuration.detectorMinSide)
+                    ) : nil,
                 minimumLineConfidence: configuration.minimumLineConfidence, ppOCRScripts: configuration.ppOCRScripts,
                 recognitionModel: configuration.recognitionModel, secondOpinionBelow: configuration.secondOpinionBelow,
                 fastSecondOpinionBelow: configuration.fastSecondOpinionBelow,

@@ -86,11 +86,10 @@ public final class FramePathHarness {
         let factory = PipelineFactory(
             settings: PipelineFactory.Settings(
                 tessdata: TesseractModels.defaultTessdata, maxPixels: Self.limits.maxPixels,
-                detector: PipelineFactory.Detector(
-                    model: TextDetector.defaultModelPath, maxSide: 960, accurateMaxSide: 1280, minimumLongSide: 640),
+                detector: (TextDetector.defaultModelPath, TextDetector.Options()),
                 minimumLineConfidence: LineReader().minimumConfidence,
                 ppOCRScripts: [.chinese], recognitionModel: LineTextRecognizer.defaultModelPath,
-                secondOpinionBelow: 0.8,
+                secondOpinionBelow: 0.95,  // legibled's defaults, as the detector's options above
                 fastSecondOpinionBelow: 0.8, secondOpinionModel: LineTextRecognizer.secondModelPath,
                 recognizerFactory: nil))
         do {
