@@ -109,7 +109,7 @@ let package = Package(
 
         // Programs.
         .executableTarget(
-            name: "legibled", dependencies: ["LegibleServer", "LegibleCommandLine", "LegibleCore", "LegibleSockets", "LegibleTesting"],
+            name: "legibled", dependencies: ["LegibleServer", "LegibleEngine", "LegibleCommandLine", "LegibleCore", "LegibleSockets", "LegibleTesting"],
             swiftSettings: strict),
         .executableTarget(
             name: "legible",
@@ -164,7 +164,10 @@ let package = Package(
             name: "LegibleWireTests", dependencies: ["LegibleWire", "LegibleWireProtobuf"], swiftSettings: strict),
         .testTarget(name: "LegibleLoadTests", dependencies: ["LegibleLoadCore"], swiftSettings: strict),
         .testTarget(name: "LegibleMetricsTests", dependencies: ["LegibleMetrics"], swiftSettings: strict),
-        .testTarget(name: "LegibleEngineTests", dependencies: ["LegibleEngine", "LegibleCore"], swiftSettings: strict),
+        .testTarget(
+            name: "LegibleEngineTests",
+            dependencies: ["LegibleEngine", "LegibleCore", "LegibleReading", "LegibleSessions", "LegibleWire"],
+            swiftSettings: strict),
         .testTarget(
             name: "LegibleClientTests",
             dependencies: ["LegibleClient", "LegibleSockets", "LegibleWire", "LegibleWireProtobuf", "LegibleCore"],

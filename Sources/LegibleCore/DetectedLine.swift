@@ -16,7 +16,7 @@
 /// a detector cannot tell which, the reader of the line decides. Nor can it tell upright text
 /// from text upside down (a 180° classifier does). Corners are clamped to the image, so a box
 /// cut by the image's edge may not be quite rectangular.
-public struct DetectedLine: Sendable, Equatable {
+public struct DetectedLine: Sendable, Equatable, Codable {
     /// 4 points, clockwise from the text's top-left.
     public var corners: [Point]
     /// The detector's box score, 0…1: DB's mean text probability inside the box.

@@ -1,5 +1,5 @@
 /// What kind of thing an `Entity` is (`legible.v1.EntityKind`).
-public enum EntityKind: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+public enum EntityKind: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible, Codable {
     case phoneNumber = 1
     case emailAddress = 2
     case url = 3
@@ -20,7 +20,7 @@ public enum EntityKind: Int, Sendable, Hashable, CaseIterable, CustomStringConve
 
 /// A phone number, e-mail address, URL, date or payment-card number found within one line of
 /// recognized text (`legible.v1.Entity`): the server side of the data detection camera UIs do.
-public struct Entity: Sendable, Hashable {
+public struct Entity: Sendable, Hashable, Codable {
     public var kind: EntityKind
     /// The matched text, as recognized.
     public var text: String

@@ -1,5 +1,5 @@
 /// Advice a camera app can pass on to its user (`legible.v1.QualityHint`).
-public enum QualityHint: Int, Sendable, Hashable, CaseIterable, Comparable {
+public enum QualityHint: Int, Sendable, Hashable, CaseIterable, Comparable, Codable {
     /// The words read are small: move closer.
     case textTooSmall = 1
     /// Little fine detail: hold still or refocus.
@@ -14,7 +14,7 @@ public enum QualityHint: Int, Sendable, Hashable, CaseIterable, Comparable {
 
 /// The measured numbers behind the hints (`legible.v1.QualityHints`), taken on the upright
 /// image inside the region of interest.
-public struct FrameQuality: Sendable, Hashable {
+public struct FrameQuality: Sendable, Hashable, Codable {
     /// Variance of the 3x3 Laplacian of the luma × 10⁴ / contrast²; higher is sharper.
     public var sharpness: Float
     /// Mean gray level, 0…255.

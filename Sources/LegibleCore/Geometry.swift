@@ -1,5 +1,5 @@
 /// A rectangle in pixels of the upright full image; origin top-left, y down.
-public struct Rect: Sendable, Hashable, CustomStringConvertible {
+public struct Rect: Sendable, Hashable, CustomStringConvertible, Codable {
     public var x: Int32
     public var y: Int32
     public var width: Int32
@@ -65,7 +65,7 @@ public struct Rect: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A point in pixels of the upright full image.
-public struct Point: Sendable, Hashable {
+public struct Point: Sendable, Hashable, Codable {
     public var x: Int32
     public var y: Int32
     public init(x: Int32, y: Int32) {
@@ -76,7 +76,7 @@ public struct Point: Sendable, Hashable {
 
 /// Maps coordinates of the image a recognizer read (a scaled, cropped copy) into the upright
 /// full image: first scale by `scale`, then shift by the crop's origin.
-public struct CoordinateMap: Sendable, Hashable {
+public struct CoordinateMap: Sendable, Hashable, Codable {
     public var offsetX: Int32
     public var offsetY: Int32
     /// Full-image pixels per read pixel (1 unless the image was decoded scaled down).

@@ -1,5 +1,5 @@
 /// Focus and exposure measures of a gray image: the numbers behind the quality hints.
-public struct ImageQuality: Sendable, Hashable {
+public struct ImageQuality: Sendable, Hashable, Codable {
     /// Focus: the variance of the 4-neighbour Laplacian over the interior pixels, divided by
     /// `contrast` squared and scaled by 10⁴. The division makes it exposure-blind: darkening
     /// or flattening a frame scales the Laplacian and the range alike, so a sharp frame in dim

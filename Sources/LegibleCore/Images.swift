@@ -1,6 +1,6 @@
 /// How a frame's stored pixels must be transformed to be upright: the EXIF values of tag
 /// 0x0112, named as `UIImage.Orientation` names them.
-public enum Orientation: Int, Sendable, Hashable, CaseIterable {
+public enum Orientation: Int, Sendable, Hashable, CaseIterable, Codable {
     case up = 1
     case upMirrored = 2
     case down = 3
@@ -12,7 +12,7 @@ public enum Orientation: Int, Sendable, Hashable, CaseIterable {
 }
 
 /// How a frame's bytes are stored (DESIGN.md's `Encoding`).
-public enum ImageEncoding: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+public enum ImageEncoding: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible, Codable {
     case jpeg = 1
     case png = 2
     case gray8 = 3
@@ -81,6 +81,75 @@ public struct GrayImage: Sendable {
     }
 
     public subscript(x: Int, y: Int) -> UInt8 { pixels[y * bytesPerRow + x] }
+}
+
+/// Coded with its pixels as an attachment when the coder carries `ByteAttachments` (an engine
+/// worker's messages, where a megabyte of pixels as a list of numbers would cost milliseconds).
+extension GrayImage: Codable {
+    private enum CodingKeys: String, CodingKey { case width, height, bytesPerRow, pixels, attachment }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let width = try container.decode(Int.self, forKey: .width)
+        let height = try container.decode(Int.self, forKey: .height)
+        let bytesPerRow = try container.decode(Int.self, forKey: .bytesPerRow)
+        let pixels: [UInt8]
+        if let index = try container.decodeIfPresent(Int.self, forKey: .attachment) {
+            pixels = try ByteAttachments.from(decoder).part(index, codingPath: container.codingPath)
+        } else {
+            pixels = try container.decode([UInt8].self, forKey: .pixels)
+        }
+        guard width >= 0, height >= 0, bytesPerRow >= width, pixels.count >= height * bytesPerRow else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: container.codingPath, debugDescription: "a gray image's pixels do not fit its size"))
+        }
+        self.init(width: width, height: height, bytesPerRow: bytesPerRow, pixels: pixels)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(width, forKey: .width)
+        try container.encode(height, forKey: .height)
+        try container.encode(bytesPerRow, forKey: .bytesPerRow)
+        if let attachments = encoder.userInfo[ByteAttachments.key] as? ByteAttachments {
+            try container.encode(attachments.append(pixels), forKey: .attachment)
+        } else {
+            try container.encode(pixels, forKey: .pixels)
+        }
+    }
+}
+
+/// Byte arrays carried beside a coded message rather than inside it: an encoder or decoder
+/// given one under `ByteAttachments.key` in its `userInfo` lets large values (`GrayImage`'s
+/// pixels) put their bytes here and code only their index.
+public final class ByteAttachments: @unchecked Sendable {
+    // Used by one coder at a time, on one thread.
+    public private(set) var parts: [[UInt8]]
+
+    public static let key = CodingUserInfoKey(rawValue: "legible.byteAttachments")!
+
+    public init(_ parts: [[UInt8]] = []) { self.parts = parts }
+
+    /// Keeps `bytes`; returns the index to code in its place.
+    public func append(_ bytes: [UInt8]) -> Int {
+        parts.append(bytes)
+        return parts.count - 1
+    }
+
+    func part(_ index: Int, codingPath: [any CodingKey]) throws -> [UInt8] {
+        guard parts.indices.contains(index) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "no attachment \(index)"))
+        }
+        return parts[index]
+    }
+
+    static func from(_ decoder: any Decoder) throws -> ByteAttachments {
+        guard let attachments = decoder.userInfo[key] as? ByteAttachments else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "an attachment without its attachments"))
+        }
+        return attachments
+    }
 }
 
 extension GrayImage {

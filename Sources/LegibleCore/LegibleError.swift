@@ -79,3 +79,30 @@ extension LegibleError {
             code, "\(operation): \(reason)", cause: SystemError(operation, errno: number, reason: reason))
     }
 }
+
+/// A cause that crossed a process boundary (from an engine worker): only its description
+/// survives.
+public struct DescribedCause: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Coded as its code, message and the cause's description (engine worker messages).
+extension LegibleError: Codable {
+    private enum CodingKeys: String, CodingKey { case code, message, cause }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            Code(rawValue: try container.decode(Int32.self, forKey: .code)),
+            try container.decode(String.self, forKey: .message),
+            cause: try container.decodeIfPresent(String.self, forKey: .cause).map(DescribedCause.init))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(code.rawValue, forKey: .code)
+        try container.encode(message, forKey: .message)
+        try container.encodeIfPresent(cause.map { "\($0)" }, forKey: .cause)
+    }
+}

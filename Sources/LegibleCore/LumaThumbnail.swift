@@ -122,3 +122,43 @@ public struct LumaThumbnail: Sendable, Hashable {
         return total / Float(cells.count)
     }
 }
+
+/// Coded with its cells as raw bytes in an attachment when the coder carries `ByteAttachments`
+/// (an engine worker's messages: 576 floats as JSON numbers cost more than the rest of a frame's
+/// message).
+extension LumaThumbnail: Codable {
+    private enum CodingKeys: String, CodingKey { case cells, attachment }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let cells: [Float]
+        if let index = try container.decodeIfPresent(Int.self, forKey: .attachment) {
+            let bytes = try ByteAttachments.from(decoder).part(index, codingPath: container.codingPath)
+            cells = bytes.withUnsafeBytes { raw in
+                (0..<raw.count / 4).map { index in
+                    Float(
+                        bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self)))
+                }
+            }
+        } else {
+            cells = try container.decode([Float].self, forKey: .cells)
+        }
+        guard cells.count == Self.width * Self.height else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: container.codingPath, debugDescription: "a thumbnail has 32×18 cells"))
+        }
+        self.init(cells: cells)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        if let attachments = encoder.userInfo[ByteAttachments.key] as? ByteAttachments {
+            var bytes = [UInt8]()
+            bytes.reserveCapacity(4 * cells.count)
+            for cell in cells { withUnsafeBytes(of: cell.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
+            try container.encode(attachments.append(bytes), forKey: .attachment)
+        } else {
+            try container.encode(cells, forKey: .cells)
+        }
+    }
+}

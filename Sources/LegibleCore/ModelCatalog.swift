@@ -65,9 +65,18 @@ public enum ModelCatalog {
     /// 8 -- --max-custom-engines 24`: +512 MB for 8), against `eng`'s 21 alone.
     public static let linePathEngineMegabytes = 43
 
+    /// What an engine in a worker process holds beyond what it would in the server's: the
+    /// process itself and, on the line path, a line detector of its own (OpenVINO's CPU plugin
+    /// and the model compiled for two frame sizes), in MB. Measured as PSS (shared library pages
+    /// divided among the processes that map them; `python3 bench/probes/isolation_memory.py`,
+    /// release): a worker of `eng` 257 MB with the detector against 21 + 43 counted above; 25 MB
+    /// with `--detector tesseract`.
+    public static func workerProcessMegabytes(readsLines: Bool) -> Int { readsLines ? 190 : 10 }
+
     /// The memory one engine of `key` is counted for in the pool's bound (`--custom-engine-mb`).
-    public static func engineMegabytes(_ key: EngineKey, readsLines: Bool) -> Int {
+    public static func engineMegabytes(_ key: EngineKey, readsLines: Bool, inWorkerProcess: Bool = false) -> Int {
         key.models.reduce(0) { $0 + residentMegabytes($1) } + (readsLines ? linePathEngineMegabytes : 0)
+            + (inWorkerProcess ? workerProcessMegabytes(readsLines: readsLines) : 0)
     }
 
     static let residentMegabytesMeasured: [String: Int] = [

@@ -93,7 +93,7 @@ extension Orientation {
 }
 
 /// Where the orientation applied to a frame came from (`legible.v1.OrientationSource`).
-public enum OrientationSource: Int, Sendable, Hashable, CaseIterable {
+public enum OrientationSource: Int, Sendable, Hashable, CaseIterable, Codable {
     /// `Frame.orientation`.
     case client = 1
     /// The JPEG's EXIF tag (the frame's orientation was unspecified).
@@ -105,7 +105,7 @@ public enum OrientationSource: Int, Sendable, Hashable, CaseIterable {
 }
 
 /// How a frame's stored pixels were made upright (`legible.v1.AppliedOrientation`).
-public struct AppliedOrientation: Sendable, Hashable {
+public struct AppliedOrientation: Sendable, Hashable, Codable {
     public var orientation: Orientation
     public var source: OrientationSource
     /// When OSD ran: the clockwise turn it found the client-oriented image to need.

@@ -6,7 +6,7 @@ internal import Glibc
 /// A detector's line box is a rotated rectangle; a word or symbol read from a rectified strip
 /// maps back to one. The geometry here works in `Double` and rounds only when it builds
 /// `Point`s.
-public struct Quad: Sendable, Hashable {
+public struct Quad: Sendable, Hashable, Codable {
     public var topLeft: Point
     public var topRight: Point
     public var bottomRight: Point
@@ -92,7 +92,7 @@ func atan2Degrees(_ y: Double, _ x: Double) -> Double {
 
 /// An affine map of the plane, `x' = a·x + b·y + tx`, `y' = c·x + d·y + ty`: here, from a
 /// rectified line strip's pixels to the upright image's.
-public struct AffineMap: Sendable, Hashable {
+public struct AffineMap: Sendable, Hashable, Codable {
     public var a: Double
     public var b: Double
     public var c: Double

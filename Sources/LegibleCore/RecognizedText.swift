@@ -3,7 +3,7 @@
 ///
 /// Every frame is in pixels of the upright full image. Parents compose their text from their
 /// children: asking Tesseract for each level's text costs far more than one word walk.
-public struct RecognizedText: Sendable, Hashable {
+public struct RecognizedText: Sendable, Hashable, Codable {
     /// The lines joined with newlines.
     public var text: String
     public var blocks: [TextBlock]
@@ -27,7 +27,7 @@ public struct RecognizedText: Sendable, Hashable {
     public var lines: [TextLine] { blocks.flatMap(\.lines) }
 }
 
-public struct TextBlock: Sendable, Hashable {
+public struct TextBlock: Sendable, Hashable, Codable {
     public var text: String
     public var frame: Rect
     public var confidence: Float
@@ -50,7 +50,7 @@ public struct TextBlock: Sendable, Hashable {
     public var cornerPoints: [Point] { frame.cornerPoints }
 }
 
-public struct TextLine: Sendable, Hashable {
+public struct TextLine: Sendable, Hashable, Codable {
     public var text: String
     public var frame: Rect
     public var confidence: Float
@@ -87,7 +87,7 @@ public struct TextLine: Sendable, Hashable {
     public var cornerPoints: [Point] { quad?.points ?? frame.cornerPoints }
 }
 
-public struct TextParagraph: Sendable, Hashable {
+public struct TextParagraph: Sendable, Hashable, Codable {
     public var text: String
     public var frame: Rect
     public var confidence: Float
@@ -110,7 +110,7 @@ public struct TextParagraph: Sendable, Hashable {
     public var cornerPoints: [Point] { frame.cornerPoints }
 }
 
-public struct TextElement: Sendable, Hashable {
+public struct TextElement: Sendable, Hashable, Codable {
     public var text: String
     public var frame: Rect
     public var confidence: Float
@@ -139,7 +139,7 @@ public struct TextElement: Sendable, Hashable {
     public var cornerPoints: [Point] { quad?.points ?? frame.cornerPoints }
 }
 
-public struct TextSymbol: Sendable, Hashable {
+public struct TextSymbol: Sendable, Hashable, Codable {
     public var text: String
     public var frame: Rect
     public var confidence: Float
@@ -165,7 +165,7 @@ public struct TextSymbol: Sendable, Hashable {
 }
 
 /// An alternative reading of an element or symbol.
-public struct Candidate: Sendable, Hashable {
+public struct Candidate: Sendable, Hashable, Codable {
     public var text: String
     public var confidence: Float
     public init(text: String, confidence: Float) {
@@ -175,8 +175,8 @@ public struct Candidate: Sendable, Hashable {
 }
 
 /// What follows (or, with `isPrefix`, precedes) a word or paragraph.
-public struct RecognizedBreak: Sendable, Hashable {
-    public enum Kind: Int, Sendable, Hashable {
+public struct RecognizedBreak: Sendable, Hashable, Codable {
+    public enum Kind: Int, Sendable, Hashable, Codable {
         case unknown = 0
         case space, sureSpace, eolSureSpace, hyphen, lineBreak
     }

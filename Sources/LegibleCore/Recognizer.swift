@@ -1,7 +1,7 @@
 internal import Synchronization
 
 /// What one recognition is asked to do, beyond the pixels.
-public struct RecognitionRequest: Sendable, Hashable {
+public struct RecognitionRequest: Sendable, Hashable, Codable {
     public var mode: RecognitionMode
     public var level: RecognitionLevel
     public var includeSymbols: Bool
@@ -122,7 +122,7 @@ extension TextLine {
 
 /// The engine a recognition needs: which models it loads and the settings Tesseract takes
 /// only at initialisation (user words, the dictionary). Engines are pooled by key.
-public struct EngineKey: Sendable, Hashable, CustomStringConvertible {
+public struct EngineKey: Sendable, Hashable, CustomStringConvertible, Codable {
     /// Tesseract model names (`eng`, `HanS`, …), in the order given to `Init`.
     public var models: [String]
     /// Words the recognizer should prefer; sorted and without duplicates.
@@ -159,12 +159,20 @@ public struct EngineKey: Sendable, Hashable, CustomStringConvertible {
 public final class RecognitionCancellation: Sendable {
     private let running = Atomic<UInt64>(0)
     private let cancelled = Atomic<UInt64>(0)
+    private let listener = Mutex<(@Sendable () -> Void)?>(nil)
 
     public init() {}
 
     /// Stops job `job` if it is the one running (or starts later with that serial).
     public func cancel(_ job: UInt64) {
         cancelled.store(job, ordering: .releasing)
+        listener.withLock { $0 }?()
+    }
+
+    /// Calls `action` (on the canceller's thread) after each `cancel`: an engine that waits on
+    /// something other than Tesseract's monitor — a worker process's answer — is woken by it.
+    public func whenCancelled(_ action: (@Sendable () -> Void)?) {
+        listener.withLock { $0 = action }
     }
 
     /// The engine marks which job runs now (on its thread).
@@ -200,6 +208,23 @@ public struct TimeLimit: Sendable {
             throw LegibleError(.deadlineExceeded, "the recognition took longer than the \(limit) deadline")
         }
         return left
+    }
+}
+
+/// Coded as the time left when it is encoded, counted again from when it is decoded (a limit
+/// crossing to an engine worker process keeps what was left of it).
+extension TimeLimit: Codable {
+    private enum CodingKeys: String, CodingKey { case left }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(try container.decodeIfPresent(Duration.self, forKey: .left))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        guard let limit else { return }
+        try container.encode(max(limit - (ContinuousClock.now - started), .zero), forKey: .left)
     }
 }
 

@@ -1,5 +1,5 @@
 /// The writing systems Legible recognizes, one recognizer model per script (as ML Kit ships them).
-public enum Script: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+public enum Script: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible, Codable {
     case latin = 1
     case chinese = 2
     case devanagari = 3
@@ -28,7 +28,7 @@ public enum Script: Int, Sendable, Hashable, CaseIterable, CustomStringConvertib
 }
 
 /// How the recognized text is structured (DESIGN.md's `Mode`).
-public enum RecognitionMode: Int, Sendable, Hashable, CaseIterable {
+public enum RecognitionMode: Int, Sendable, Hashable, CaseIterable, Codable {
     /// blocks → lines → elements → symbols.
     case text = 1
     /// blocks → paragraphs → words → symbols, with breaks.
@@ -36,7 +36,7 @@ public enum RecognitionMode: Int, Sendable, Hashable, CaseIterable {
 }
 
 /// Speed against accuracy (DESIGN.md's `Level`).
-public enum RecognitionLevel: Int, Sendable, Hashable, CaseIterable {
+public enum RecognitionLevel: Int, Sendable, Hashable, CaseIterable, Codable {
     case fast = 1
     case accurate = 2
 }

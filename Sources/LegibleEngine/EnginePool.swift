@@ -46,19 +46,26 @@ public final class EnginePool {
         case loaded(EngineID, milliseconds: Int)
         case failedToLoad(EngineID, LegibleError)
         case unloaded(EngineID)
+        /// An engine's worker process died reading a frame (the frame failed with INTERNAL); the
+        /// engine goes on with the next worker.
+        case crashed(EngineID, EngineCrash)
+        /// An engine's worker process was killed: its recognition would not stop.
+        case workerStopped(EngineID, EngineStopped)
         /// Which engines are loading, idle or busy now.
         case changed([EngineID: EngineState])
     }
 
     /// One engine: its thread (with the pipeline on it) and its cancel signal.
     private struct Engine {
-        var thread: EngineThread<FramePipeline>
+        var thread: EngineThread<any FrameProcessor>
         var cancellation: RecognitionCancellation
         var loadStarted: ContinuousClock.Instant
     }
 
     public weak var delegate: (any EnginePoolDelegate)?
     private let pipelines: PipelineFactory
+    /// Starts engines in worker processes; nil: on threads of this process.
+    private let workers: WorkerLauncher?
     private let loop: EventLoop
     private let now: () -> Duration
     /// `--frame-deadline-ms`, given to every recognition.
@@ -68,18 +75,20 @@ public final class EnginePool {
     private let clock = ContinuousClock()
 
     /// `now`: the server's clock (the scheduler's deadlines and the frames' timings).
+    /// `workers`: run each engine's pipeline in a worker process of its own (nil: in this one).
     public init(
-        pipelines: PipelineFactory, policy: PoolPolicy, frameDeadline: Duration?, loop: EventLoop,
-        now: @escaping () -> Duration
+        pipelines: PipelineFactory, workers: WorkerLauncher? = nil, policy: PoolPolicy, frameDeadline: Duration?,
+        loop: EventLoop, now: @escaping () -> Duration
     ) {
         self.pipelines = pipelines
+        self.workers = workers
         self.loop = loop
         self.now = now
         self.frameDeadline = frameDeadline
         scheduler = FrameScheduler(
             policy: policy,
-            megabytes: { [readsLines = pipelines.readsLines] key in
-                ModelCatalog.engineMegabytes(key, readsLines: readsLines)
+            megabytes: { [readsLines = pipelines.readsLines, inWorkerProcess = workers != nil] key in
+                ModelCatalog.engineMegabytes(key, readsLines: readsLines, inWorkerProcess: inWorkerProcess)
             })
     }
 
@@ -130,6 +139,7 @@ public final class EnginePool {
         for id in scheduler.unloadAll() { engines.removeValue(forKey: id)?.thread.stop() }
         for engine in engines.values { engine.thread.stop() }
         engines.removeAll()
+        workers?.stop()
     }
 
     // MARK: Carrying out the scheduler's decisions
@@ -162,12 +172,16 @@ public final class EnginePool {
     /// Loads an engine on a thread of its own; the loop hears when it is ready.
     private func startEngine(_ id: EngineID) {
         let pipelines = pipelines
+        let workers = workers
         let cancellation = RecognitionCancellation()
         let pool = LoopBound(self, loop: loop)
-        let thread = EngineThread<FramePipeline>(
+        let thread = EngineThread<any FrameProcessor>(
             name: "engine-\(id)",
-            makeProcessor: { () throws -> FramePipeline in
-                try pipelines.makePipeline(for: id.key, cancellation: cancellation)
+            makeProcessor: { () throws -> any FrameProcessor in
+                if let workers {
+                    return try WorkerProcessPipeline(key: id.key, launcher: workers, cancellation: cancellation)
+                }
+                return try pipelines.makePipeline(for: id.key, cancellation: cancellation)
             },
             onStart: { [loop] error in
                 let failure = error.map { ($0 as? LegibleError) ?? LegibleError(.internal, "engine did not start") }
@@ -216,6 +230,10 @@ public final class EnginePool {
 
     private func completed(engine: EngineID, session: UInt64, job: Job, waited: Duration, outcome: FrameOutcome) {
         let now = now()
+        if case .failed(let error) = outcome {
+            if let crash = error.cause as? EngineCrash { delegate?.enginePool(.crashed(engine, crash)) }
+            if let stopped = error.cause as? EngineStopped { delegate?.enginePool(.workerStopped(engine, stopped)) }
+        }
         // A session that closed meanwhile is answered nothing; its engine is still freed.
         let open = scheduler.hasSession(session)
         if case .handedOff(let handOff, let key) = outcome, open {

@@ -7,7 +7,7 @@ internal import LegibleTesseract
 public import LegibleWire
 
 /// What an engine made of one frame; crosses back from the engine thread to the loop.
-public enum FrameOutcome: Sendable {
+public enum FrameOutcome: Sendable, Codable {
     case recognized(Recognition)
     case skipped(Skip)
     case failed(LegibleError)
@@ -22,7 +22,7 @@ public enum FrameOutcome: Sendable {
 
 /// A frame read script by script, between two engines: the upright image, its lines and
 /// what has been read of them, and what the last engine needs to answer the frame.
-public struct LineHandOff: Sendable {
+public struct LineHandOff: Sendable, Codable {
     /// Lines still to read by other scripts' engines, or (`pageScript`) a page whose script
     /// OSD found, to be read whole by that script's engine.
     var routing: ScriptRouting
@@ -35,7 +35,7 @@ public struct LineHandOff: Sendable {
 }
 
 /// What answering a frame needs once its text is read.
-struct PendingAnswer: Sendable {
+struct PendingAnswer: Sendable, Codable {
     /// Upright (cropped, scaled) image pixels → the full upright frame's.
     var map: CoordinateMap
     var fullWidth: Int
@@ -49,7 +49,7 @@ struct PendingAnswer: Sendable {
 }
 
 /// What the engine needs to know about a frame beyond its bytes and the session's settings.
-public struct FrameContext: Sendable {
+public struct FrameContext: Sendable, Codable {
     /// This recognition's serial (`RecognitionCancellation` stops it by this).
     public var serial: UInt64
     /// `--frame-deadline-ms`.

@@ -19,7 +19,7 @@ public import LegibleCore
 /// of an automatic session two to three times slower.
 ///
 /// A value type, moved with the frame from engine to engine.
-public struct ScriptRouting: Sendable {
+public struct ScriptRouting: Sendable, Codable {
     /// A line read with at least this mean confidence, in its reader's own script, is done.
     public static let sureConfidence: Float = 0.8
     /// Kanji alone do not tell Chinese from Japanese, and PP-OCR's Chinese recognizer reads a
@@ -54,7 +54,7 @@ public struct ScriptRouting: Sendable {
     public private(set) var secondReadingBelow: [Script: Float] = [:]
 
     /// One recognizer's reading of a line.
-    public struct Reading: Sendable {
+    public struct Reading: Sendable, Codable {
         public var line: TextLine
         public var toImage: AffineMap
         public var script: Script

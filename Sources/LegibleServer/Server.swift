@@ -65,22 +65,7 @@ public final class Server {
                 maxConnections: configuration.maxConnections, maxUnstarted: configuration.maxUnstartedConnections,
                 maxPerPeer: configuration.maxConnectionsPerPeer))
         readBudget = ReadBudget(pool: configuration.maxBufferedBytes, metrics: metrics)
-        let pipelines = PipelineFactory(
-            settings: PipelineFactory.Settings(
-                tessdata: configuration.tessdata, maxPixels: configuration.maxPixels,
-                detector: configuration.detector == .ppOCRv4
-                    ? (
-                        configuration.detectorModel,
-                        TextDetector.Options(
-                            maxSide: configuration.detectorMaxSide,
-                            accurateMaxSide: configuration.detectorAccurateMaxSide,
-                            minimumLongSide: configuration.detectorMinSide)
-                    ) : nil,
-                minimumLineConfidence: configuration.minimumLineConfidence, ppOCRScripts: configuration.ppOCRScripts,
-                recognitionModel: configuration.recognitionModel, secondOpinionBelow: configuration.secondOpinionBelow,
-                fastSecondOpinionBelow: configuration.fastSecondOpinionBelow,
-                secondOpinionModel: configuration.secondOpinionModel,
-                recognizerFactory: configuration.recognizerFactory, maximumNoise: configuration.maxNoise))
+        let pipelines = PipelineFactory(settings: configuration.pipelineSettings)
         readsLines = pipelines.readsLines
         self.log = Log(minimum: configuration.logLevel, format: configuration.logFormat)
         self.health = HealthState(metrics: metrics.registry)
@@ -96,6 +81,15 @@ public final class Server {
         availableScripts = inventory.availableScripts
         engines = EnginePool(
             pipelines: pipelines,
+            workers: configuration.engineWorkers.map { [log] command in
+                var command = command
+                // What Tesseract, Leptonica or a crash report write in a worker is logged, one
+                // event per line (JSON logs stay one object per line).
+                command.errorLine = { processID, line in
+                    log(.warning, "engine worker wrote", ["pid": String(processID), "line": line])
+                }
+                return WorkerLauncher(command: command, spareKeys: [configuration.defaultKey])
+            },
             policy: PoolPolicy(
                 workers: configuration.workers, replicasPerScript: configuration.replicasPerScript,
                 idleTimeout: configuration.engineIdleSeconds > 0 ? .seconds(configuration.engineIdleSeconds) : nil,
@@ -401,6 +395,12 @@ extension Server {
         case .failedToLoad(let id, let error):
             log(.error, "engine failed to load", ["engine": id.description, "reason": error.message])
         case .unloaded(let id): log(.info, "engine unloaded", ["engine": id.description])
+        case .crashed(let id, let crash):
+            log(.error, "engine crashed", ["engine": id.description, "reason": crash.description])
+            metrics.engineCrashed(id.key)
+        case .workerStopped(let id, let stopped):
+            log(.warning, "engine worker killed", ["engine": id.description, "reason": stopped.description])
+            metrics.engineWorkerStopped(id.key, reason: stopped.reason)
         case .changed(let state): metrics.pool(state)
         }
     }

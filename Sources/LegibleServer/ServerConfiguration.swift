@@ -1,6 +1,7 @@
 internal import Glibc
 public import LegibleCore
 internal import LegibleDetection
+public import LegibleEngine
 internal import LegibleReading
 internal import LegibleTesseract
 public import LegibleWire
@@ -68,7 +69,8 @@ public struct ServerConfiguration: Sendable {
     /// Engines with custom words, without the dictionary or with several models, at once.
     public var maxCustomEngines: Int = 4
     /// Their estimated resident memory together, in MB.
-    public var customEngineMegabytes: Int = 512
+    /// Room for 4 custom `eng` engines in worker processes (~254 MB each by `ModelCatalog`).
+    public var customEngineMegabytes: Int = 1024
     /// Serve /metrics, /healthz and /readyz over HTTP here (`--metrics tcp:HOST:PORT`).
     public var metricsAddress: ServerAddress?
     /// How text mode finds the lines it reads (`--detector`).
@@ -106,6 +108,12 @@ public struct ServerConfiguration: Sendable {
     public var recognizerFactory: RecognizerFactory?
     public var logLevel: Log.Level = .info
     public var logFormat: Log.Format = .text
+    /// How to start an engine worker process (`--engine-isolation process`, legibled's
+    /// default): each engine's pipeline then runs in a process of its own, so that a fault in
+    /// a C library fails one frame and a recognition that will not stop can be killed. nil:
+    /// engines run on threads of the server's process (`--engine-isolation none`; and tests
+    /// with a `recognizerFactory`, which a worker cannot rebuild).
+    public var engineWorkers: WorkerCommand?
     public static let version = "0.2.0"
 
     public init() {}
@@ -142,6 +150,7 @@ public struct ServerConfiguration: Sendable {
             ("min-line-confidence", "\(minimumLineConfidence)"),
             ("workers", "\(workers)"),
             ("replicas-per-script", "\(replicasPerScript)"),
+            ("engine-isolation", engineWorkers == nil ? "none" : "process"),
             ("model", Script.allCases.map { "\($0)=\(models.model(for: $0))" }.joined(separator: " ")),
             ("engine-idle-seconds", seconds(engineIdleSeconds)),
             ("frame-deadline-ms", "\(frameDeadlineMillis)"),
@@ -164,6 +173,23 @@ public struct ServerConfiguration: Sendable {
             ("log-level", logLevel.name),
             ("log-format", logFormat.rawValue),
         ]
+    }
+
+    /// What builds each engine's pipeline, in the server or in an engine worker process.
+    public var pipelineSettings: PipelineFactory.Settings {
+        PipelineFactory.Settings(
+            tessdata: tessdata, maxPixels: maxPixels,
+            detector: detector == .ppOCRv4
+                ? (
+                    detectorModel,
+                    TextDetector.Options(
+                        maxSide: detectorMaxSide, accurateMaxSide: detectorAccurateMaxSide,
+                        minimumLongSide: detectorMinSide)
+                ) : nil,
+            minimumLineConfidence: minimumLineConfidence, ppOCRScripts: ppOCRScripts,
+            recognitionModel: recognitionModel, secondOpinionBelow: secondOpinionBelow,
+            fastSecondOpinionBelow: fastSecondOpinionBelow, secondOpinionModel: secondOpinionModel,
+            recognizerFactory: recognizerFactory, maximumNoise: maxNoise)
     }
 
     /// The engine of the default script: loaded at start and kept loaded.

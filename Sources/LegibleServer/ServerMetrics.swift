@@ -51,8 +51,23 @@ struct ServerMetrics {
         r.define(
             "legible_engines_loaded", .gauge, help: "Engines loaded (idle or busy), by script of their first model.")
         r.define("legible_engines_busy", .gauge, help: "Engines reading a frame now, by script.")
+        r.define(
+            "legible_engine_crashes_total", .counter,
+            help: "Engine worker processes that died reading a frame (each failed that frame only), by script.")
+        r.define(
+            "legible_engine_workers_killed_total", .counter,
+            help: "Engine worker processes killed because a recognition would not stop, by script and code.")
         r.define("legible_received_bytes_total", .counter, help: "Bytes read from clients.")
         r.define("legible_sent_bytes_total", .counter, help: "Bytes written to clients.")
+    }
+
+    func engineCrashed(_ key: EngineKey) {
+        registry.increment("legible_engine_crashes_total", ["script": Self.script(of: key)])
+    }
+
+    func engineWorkerStopped(_ key: EngineKey, reason: LegibleError.Code) {
+        registry.increment(
+            "legible_engine_workers_killed_total", ["script": Self.script(of: key), "code": reason.name])
     }
 
     func frameReceived(script: Script) {
@@ -107,6 +122,11 @@ struct ServerMetrics {
     func bytes(received: Int = 0, sent: Int = 0) {
         if received > 0 { registry.increment("legible_received_bytes_total", by: Double(received)) }
         if sent > 0 { registry.increment("legible_sent_bytes_total", by: Double(sent)) }
+    }
+
+    /// The script label of an engine: its first model's script (`custom` when none is known).
+    private static func script(of key: EngineKey) -> String {
+        key.models.first.flatMap(ModelCatalog.script(ofModel:))?.description ?? "custom"
     }
 
     /// The pool's loaded and busy engines per script (every script listed, 0 when none).

@@ -3,7 +3,7 @@ internal import LegibleWire
 
 /// What an engine saw of a frame's scene: its thumbnail and the session's skip policy after
 /// it, for the session to keep, and how far it moved.
-public struct SceneObservation: Sendable {
+public struct SceneObservation: Sendable, Codable {
     public var thumbnail: LumaThumbnail?
     public var policy: SkipPolicy
     /// Thumbnail difference from the last recognized frame (0 when there was none).
@@ -28,7 +28,7 @@ public struct SceneObservation: Sendable {
 /// compare against, the skip policy's state, and the scene's text size. Taken when the frame
 /// is dispatched (the session's previous frame has been answered by then), carried to the
 /// engine thread, and handed back updated with the answer (`SceneObservation`).
-public struct SceneSnapshot: Sendable {
+public struct SceneSnapshot: Sendable, Codable {
     /// The last recognized frame's thumbnail.
     public var reference: LumaThumbnail?
     /// The previous frame's thumbnail (read or skipped).

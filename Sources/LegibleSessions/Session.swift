@@ -8,7 +8,7 @@ public enum EngineAnswer: Sendable {
     case skipped(Skip)
     case failed(LegibleError)
 
-    public struct Recognition: Sendable {
+    public struct Recognition: Sendable, Codable {
         public var text: RecognizedText
         public var quality: FrameQuality
         public var orientation: AppliedOrientation
@@ -31,7 +31,7 @@ public enum EngineAnswer: Sendable {
         }
     }
 
-    public struct Skip: Sendable {
+    public struct Skip: Sendable, Codable {
         public var reason: SkipReason
         public var scene: SceneObservation
         public var orientation: AppliedOrientation

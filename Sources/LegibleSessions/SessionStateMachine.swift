@@ -42,7 +42,7 @@ public struct SessionConfiguration: Sendable {
 }
 
 /// One script's engine, as a session that reads its lines script by script names it.
-public struct ScriptEngine: Sendable, Hashable {
+public struct ScriptEngine: Sendable, Hashable, Codable {
     public var script: Script
     public var key: EngineKey
 
@@ -53,7 +53,7 @@ public struct ScriptEngine: Sendable, Hashable {
 }
 
 /// A session's options once validated: what every one of its frames is recognized with.
-public struct SessionSettings: Sendable, Hashable {
+public struct SessionSettings: Sendable, Hashable, Codable {
     /// The engine that reads this session's frames.
     public var engineKey: EngineKey
     /// When lines are read script by script (several scripts, or

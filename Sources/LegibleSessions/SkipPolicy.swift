@@ -29,9 +29,9 @@ public import LegibleWire
 ///     ▲                                │  ◀──┘ motion ≥ settled
 ///     └──────── motion < settled ──────┘
 /// ```
-public struct SkipPolicy: Sendable {
+public struct SkipPolicy: Sendable, Codable {
     /// The policy's limits; `calibrated` holds the measured defaults.
-    public struct Thresholds: Sendable, Hashable {
+    public struct Thresholds: Sendable, Hashable, Codable {
         /// A frame whose scene difference is below this is unchanged.
         public var unchanged: Float
         /// Motion above this starts a moving phase.
@@ -91,7 +91,7 @@ public struct SkipPolicy: Sendable {
     }
 
     /// What to do with a frame.
-    public enum Decision: Sendable, Hashable {
+    public enum Decision: Sendable, Hashable, Codable {
         case recognize
         case skip(SkipReason)
     }

@@ -102,6 +102,18 @@ where Known.RawValue == Int {
     }
 }
 
+/// Coded as its raw number, known or not (engine worker messages).
+extension WireEnum: Codable {
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(Int.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
 public typealias ScriptValue = WireEnum<Script>
 
 /// `legible.v1.StartSession`: must be a stream's first message.
@@ -129,7 +141,7 @@ public struct UpdateSession: Sendable, Hashable {
 }
 
 /// `legible.v1.Frame`. The image stays encoded until an engine takes it.
-public struct Frame: Sendable, Hashable {
+public struct Frame: Sendable, Hashable, Codable {
     public var frameID: UInt64
     public var encoding: WireEnum<ImageEncoding>?
     public var data: [UInt8]
@@ -225,7 +237,7 @@ public struct EngineInfo: Sendable, Hashable {
 }
 
 /// `legible.v1.SkipReason`: why a frame was answered without being read.
-public enum SkipReason: Int, Sendable, Hashable, CaseIterable {
+public enum SkipReason: Int, Sendable, Hashable, CaseIterable, Codable {
     /// It differs too little from the last recognized frame.
     case unchanged = 1
     /// The camera is moving (`wait_for_steady`).

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import LegibleCommandLine
 import LegibleCore
+import LegibleEngine
 import LegibleServer
 import LegibleSockets
 import LegibleTesting
@@ -103,6 +104,16 @@ let command = Command(
             "workers", valueName: "n", help: "Recognitions running at once across all scripts.",
             default: "the number of cores"),
         .value(
+            "engine-isolation", valueName: "kind",
+            help:
+                "process: each engine reads in a worker process of its own, so that a crash in Tesseract or another "
+                + "C library fails that frame only and a recognition that will not stop is killed; none: engines "
+                + "run on threads of the server's process.",
+            default: "process"),
+        .flag(
+            "engine-worker",
+            help: "Run as one engine worker of a legibled (legibled starts these itself; not for use by hand)."),
+        .value(
             "replicas-per-script", valueName: "n", help: "Engines each script may load while its sessions wait.",
             default: "1"),
         .value(
@@ -161,8 +172,11 @@ let command = Command(
                 "Engines with custom words, no dictionary or several scripts kept at once (least recently used go first).",
             default: "4"),
         .value(
-            "custom-engine-mb", valueName: "mb", help: "Estimated memory those engines may take together.",
-            default: "512"),
+            "custom-engine-mb", valueName: "mb",
+            help:
+                "Estimated memory those engines may take together (an eng engine in a worker process counts "
+                + "~254 MB, ~64 MB with --engine-isolation none).",
+            default: "1024"),
         .value("max-message-bytes", valueName: "n", help: "Largest message accepted.", default: "16777216"),
         .value(
             "max-pixels", valueName: "n",
@@ -300,6 +314,14 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
     }
     if parsed.isSet("min-line-confidence") { configuration.minimumLineConfidence = try fraction("min-line-confidence") }
     if parsed.isSet("workers") { configuration.workers = try integer("workers", 1...1024) }
+    switch parsed.isSet("engine-isolation") ? parsed.value("engine-isolation")! : "process" {
+    case "process":
+        // A worker is this program with these arguments (the environment is inherited).
+        configuration.engineWorkers = WorkerCommand(
+            executable: "/proc/self/exe", arguments: CommandLine.arguments + ["--engine-worker"])
+    case "none": configuration.engineWorkers = nil
+    default: throw LegibleError(.invalidArgument, "--engine-isolation takes process or none")
+    }
     if parsed.isSet("replicas-per-script") {
         configuration.replicasPerScript = try integer("replicas-per-script", 1...64)
     }
@@ -408,6 +430,14 @@ do {
     }
     let origin = culprit.map { " (from \(ParsedCommandLine.environmentName(of: $0.name, prefix: "LEGIBLE_")))" } ?? ""
     fail(error.message + origin, code: .usage)
+}
+
+if parsed.flag("engine-worker") {
+    // Started by legibled (WorkerLauncher) with its own arguments: build the same pipelines
+    // and serve one engine over descriptor 3. SIGTERM and SIGINT stay blocked (inherited):
+    // the worker ends when legibled closes its socket or kills it.
+    signal(SIGPIPE, SIG_IGN)
+    EngineWorker.run(pipelines: PipelineFactory(settings: configuration.pipelineSettings))
 }
 
 if parsed.flag("print-config") {

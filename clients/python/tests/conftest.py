@@ -15,13 +15,14 @@ FIXTURES = os.path.join(REPO, "Tests", "Fixtures")
 class Server:
     """The real legibled binary on a temporary unix socket."""
 
-    def __init__(self, *flags, wait_for_engine=True):
+    def __init__(self, *flags, wait_for_engine=True, env=None):
         self.dir = tempfile.mkdtemp(prefix="legible-test-")
         self.path = os.path.join(self.dir, "s.sock")
         self.address = "unix:" + self.path
         binary = os.environ.get("LEGIBLED", os.path.join(REPO, ".build", "debug", "legibled"))
         self.log = open(os.path.join(self.dir, "log"), "w+")
-        self.process = subprocess.Popen([binary, "--listen", self.address, *flags], stderr=self.log)
+        self.process = subprocess.Popen([binary, "--listen", self.address, *flags], stderr=self.log,
+                                        env=None if env is None else {**os.environ, **env})
         deadline = time.monotonic() + 60
         while not os.path.exists(self.path):
             assert self.process.poll() is None, self.read_log()
