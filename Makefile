@@ -26,7 +26,7 @@ DEPLOY_CHECK_PACKAGES := systemd python3-seccomp python3-yaml
 PY_PROTO_OUT := clients/python/legible_client/proto
 
 .PHONY: deps print-apt-packages check-packages build release run test test-swift test-python python-proto bench \
-	bench-setup bench-throughput bench-overhead bench-imaging bench-models bench-load bench-sessions bench-corpus bench-tilt bench-vertical bench-scripts soak profile check-load-html check-deploy clean \
+	bench-setup bench-isolation bench-throughput bench-overhead bench-imaging bench-models bench-load bench-sessions bench-corpus bench-tilt bench-vertical bench-scripts soak profile check-load-html check-deploy clean \
 	fuzz fuzz-build test-asan test-tsan leak-check format lint
 
 deps: ## Install the Debian and PyPI packages that are missing.
@@ -107,6 +107,11 @@ bench-scripts: release ## Scripts line by line: script identification, CER and m
 BEFORE ?= HEAD~1
 bench-compare: release ## legibled of BEFORE (a commit) against this tree's, side by side in alternating rounds: one stream, saturated, freshness (~8 min plus BEFORE's release build).
 	bench/compare.sh $(BEFORE)
+
+bench-isolation: release ## Engines in worker processes (the default) against engines in the server's process, side by side in alternating rounds: one stream, saturated, freshness (~8 min).
+	mkdir -p bench/out
+	python3 bench/side_by_side.py --before .build/release/legibled --before-flags "--engine-isolation none" \
+	  --after .build/release/legibled --after-flags "--engine-isolation process" --json bench/out/isolation.json
 
 profile: release ## callgrind of 10 reads of a 720p frame: the server's own steps beside Tesseract (instructions).
 	bench/profile.sh

@@ -236,6 +236,21 @@ class Server:
         self.stop()
 
 
+def children(pid):
+    """The processes whose parent is `pid` (legibled's engine workers)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
 def legibled(binary, workers=CORES, replicas=CORES, *flags):
     return Server("legibled", [binary, "--listen", "unix:{socket}", "--workers", str(workers),
                                "--replicas-per-script", str(replicas), *flags])

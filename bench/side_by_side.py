@@ -12,6 +12,7 @@ both alike. For "no regression" after a refactor: the ratios after / before are 
 import argparse
 import json
 import os
+import shlex
 import statistics
 import sys
 
@@ -19,22 +20,22 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run as bench  # noqa: E402  (bench/run.py: servers, open-loop driver, frames)
 
 
-def measure(binary, frames, args):
+def measure(binary, flags, frames, args):
     """One round of one build: its own server, saturated and freshness."""
-    with bench.legibled(binary) as server:
+    with bench.legibled(binary, bench.CORES, bench.CORES, *flags) as server:
         sat = bench.saturated(server, args.offered, args.seconds, 2.0, {"recognize_unchanged": True})
         fresh = bench.freshness(server, args.offered / 4, args.seconds, frames, {"recognize_unchanged": True})
     return {"saturated_fps": sat["rate"], "p50_age_ms": fresh["p50_ms"], "p99_age_ms": fresh["p99_ms"],
             "unanswered": sat["counts"].get("unanswered", 0) + fresh["counts"].get("unanswered", 0)}
 
 
-def one_stream_paired(builds, runs):
+def one_stream_paired(builds, flags, runs):
     """Both builds' servers up at once, one session each, frames sent to each in turn (A, B,
     B, A, ...): the one-stream latency of each, every pair under the same machine load. The
     per-pair ratio's median is the overhead's change, free of the drift between rounds."""
     data = open(bench.BENCH_FRAME, "rb").read()
     names = list(builds)
-    servers = {name: bench.legibled(builds[name]) for name in names}
+    servers = {name: bench.legibled(builds[name], bench.CORES, bench.CORES, *flags[name]) for name in names}
     try:
         streams = {name: servers[name].session(recognize_unchanged=True) for name in names}
         times = {name: [] for name in names}
@@ -60,6 +61,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--before", required=True, help="legibled of the earlier build")
     p.add_argument("--after", required=True, help="legibled of the build to judge")
+    p.add_argument("--before-flags", default="", help="legibled flags of the earlier build's server")
+    p.add_argument("--after-flags", default="", help="legibled flags of the judged build's server (the same "
+                   "binary with other flags compares two settings: make bench-isolation)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--runs", type=int, default=60, help="one-stream frames per build, paired")
     p.add_argument("--seconds", type=float, default=12, help="seconds of each open-loop run")
@@ -71,14 +75,15 @@ def main():
     generated = bench.generated_frames(seeds)
     frames = [bench.jpeg_bytes(generated["latin/%d" % seed][0]) for seed in seeds]
     builds = {"before": a.before, "after": a.after}
+    flags = {"before": shlex.split(a.before_flags), "after": shlex.split(a.after_flags)}
     rows = {name: [] for name in builds}
     for round_index in range(a.rounds):
         order = list(builds) if round_index % 2 == 0 else list(reversed(builds))
         for name in order:
-            row = measure(builds[name], frames, a)
+            row = measure(builds[name], flags[name], frames, a)
             rows[name].append(row)
             bench.log("round %d %s: %s" % (round_index + 1, name, json.dumps(row)))
-    medians, pair_ratio = one_stream_paired(builds, a.runs)
+    medians, pair_ratio = one_stream_paired(builds, flags, a.runs)
     bench.log("one stream, paired: %s, median per-pair ratio after/before %.3f" % (json.dumps(medians), pair_ratio))
     summary = {"one_stream_ms": {"before": round(medians["before"], 2), "after": round(medians["after"], 2),
                                  "after/before": round(pair_ratio, 3)}}

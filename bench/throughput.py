@@ -13,7 +13,8 @@ flips every round, so the machine's other users load every step alike.
 
 CPU per recognized frame, to tell work from idle: the floor's timed runs (CLOCK_PROCESS_CPUTIME_ID);
 a server's from /proc over the whole saturated run, split into its event-loop thread (the main
-thread: sockets, protobuf, sessions, answers to dropped frames) and every other thread (engines),
+thread: sockets, protobuf, sessions, answers to dropped frames), every other thread (engines:
+with engine worker processes, the threads that wait on them) and its worker processes (workers),
 and the Python load client's own, each over the frames the run recognized. The floor's rate is
 frames over time (its mean ms per frame), not its median.
 
@@ -47,6 +48,14 @@ def thread_cpu(pid):
         seconds = (int(fields[11]) + int(fields[12])) / TICKS
         kind = "loop" if tid == str(pid) else "engines"
         out[kind] = out.get(kind, 0.0) + seconds
+    # Engine worker processes (--engine-isolation process, the default): all their threads.
+    for child in bench.children(pid):
+        try:
+            with open("/proc/%d/stat" % child) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out["workers"] = out.get("workers", 0.0) + (int(fields[11]) + int(fields[12])) / TICKS
     return out
 
 

@@ -11,7 +11,8 @@
 # legibled is built for this in .build/valgrind with DWARF 4 debug info: valgrind 3.19
 # (Debian 12) cannot read the DWARF 5 that Swift 6.3 emits ("Possibly corrupted debuginfo
 # file ... I can't recover"). OMP_THREAD_LIMIT is set so that legibled does not re-execute
-# itself. Suppressions (with the reason for each): scripts/sanitizers/valgrind.supp.
+# itself, and the engines run in its own process (--engine-isolation none), so that the frame
+# path is under memcheck too. Suppressions (with the reason for each): scripts/sanitizers/valgrind.supp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 frames=${FRAMES_PER_ENCODING:-20}
@@ -22,7 +23,7 @@ log=.build/valgrind/memcheck.log
 start=$(date +%s)
 OMP_THREAD_LIMIT=1 valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite \
   --errors-for-leak-kinds=definite --num-callers=40 --suppressions=scripts/sanitizers/valgrind.supp \
-  --log-file="$log" .build/valgrind/release/legibled --listen "unix:$work/s.sock" --workers 1 \
+  --log-file="$log" .build/valgrind/release/legibled --listen "unix:$work/s.sock" --workers 1 --engine-isolation none \
   2>"$work/legibled.log" &
 pid=$!
 for _ in $(seq 1 300); do [ -S "$work/s.sock" ] && break; kill -0 $pid 2>/dev/null || break; sleep 1; done
