@@ -3,7 +3,7 @@
 
 Starts legibled, warms the default engine, then opens sessions that each ask for different
 custom words (so each needs an engine of its own), reads one 720p frame in each and closes it,
-printing the server's VmRSS (and its peak) after each. The pool keeps at most --max-custom-engines
+printing the server's VmRSS (and its peak), with its engine worker processes', after each. The pool keeps at most --max-custom-engines
 such engines and at most --custom-engine-mb of them by its estimate, unloading the least recently
 used: RSS should level off near the default engine's RSS plus that budget.
 
@@ -21,6 +21,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "clients", "python"))
 from legible_client import Stream, build_image, pb  # noqa: E402
 
+sys.path.insert(0, HERE)
+import run as bench_run  # noqa: E402  (children(pid))
+
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -35,8 +38,16 @@ def main():
     frame = open(os.path.join(os.path.dirname(HERE), "Tests", "Fixtures", "camera-720p.jpg"), "rb").read()
 
     def status(field):
-        with open("/proc/%d/status" % server.pid) as f:
-            return int(next(line for line in f if line.startswith(field)).split()[1]) // 1024
+        """The field summed over the server and its engine worker processes (each engine is a
+        worker of its own unless --engine-isolation none)."""
+        total = 0
+        for pid in [server.pid] + bench_run.children(server.pid):
+            try:
+                with open("/proc/%d/status" % pid) as f:
+                    total += int(next(line for line in f if line.startswith(field)).split()[1])
+            except (OSError, StopIteration):
+                pass
+        return total // 1024
 
     def read_one(options):
         stream = Stream("unix:" + sock)

@@ -853,7 +853,7 @@ def write_report(path, r, chart_name):
         lines += script_lines.report_lines(r["scripts"])
         lines += ["", "The engine pool when sessions flip between scripts: every script alone, every pair and automatic "
                   "detection, twice, each session reading a Latin + Devanagari and a Japanese + Latin sign "
-                  "(`--replicas-per-script 1`, one worker; resident memory of legibled):", ""]
+                  "(`--replicas-per-script 1`, one worker; memory of legibled and its engine worker processes, PSS):", ""]
         lines += script_lines.memory_lines(r["scripts"]["memory"])
     lines += ["", "## Commands", "", "```"] + COMMANDS + ["```", "",
               "`make bench` = `bench/peers/setup.sh` (idempotent: apt packages, tesserocr built from source) + "

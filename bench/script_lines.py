@@ -118,18 +118,26 @@ def measure(binary, seed_list, log=None):
 
 
 def resident_mb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
+    """The server's memory with its engine worker processes': PSS (shared library pages divided
+    among the processes that map them), so that the sum is what the machine holds."""
+    def pss(process):
+        try:
+            with open("/proc/%d/smaps_rollup" % process) as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        return int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        return 0.0
+    import run as bench_run
+    return pss(pid) + sum(pss(child) for child in bench_run.children(pid))
 
 
 def pool_memory(binary, rounds=2, log=None):
     """The engine pool under sessions that flip between scripts: every single script, every
     pair of scripts and automatic detection, `rounds` times, each session reading one
-    two-script sign (Latin + Devanagari) and one Japanese + Latin sign. Per server mode: RSS
-    after start, RSS after the load, and the engines loaded (from the server's log)."""
+    two-script sign (Latin + Devanagari) and one Japanese + Latin sign. Per server mode: PSS
+    after start, PSS after the load (server and workers), and the engines loaded (from the server's log)."""
     import itertools
     import json
     signs = [cf.mixed_scene(("latin", "devanagari"), seed=100)[0], cf.mixed_scene(("japanese", "latin"), seed=100)[0]]
@@ -160,7 +168,7 @@ def pool_memory(binary, rounds=2, log=None):
 
 
 def memory_lines(memory):
-    lines = ["| several scripts | RSS after start | RSS after %d sessions | engines loaded |" % memory["sessions"],
+    lines = ["| several scripts | PSS after start | PSS after %d sessions | engines loaded |" % memory["sessions"],
              "|---|---:|---:|---|"]
     for mode in ("lines", "combined"):
         m = memory[mode]
