@@ -43,7 +43,8 @@ public final class EnginePool {
     /// What happened to the engines, for the server's log, metrics and readiness.
     public enum Event {
         case loading(EngineID)
-        case loaded(EngineID, milliseconds: Int)
+        /// `megabytes`: what its worker process was measured to take (nil in process).
+        case loaded(EngineID, milliseconds: Int, megabytes: Int?)
         case failedToLoad(EngineID, LegibleError)
         case unloaded(EngineID)
         /// An engine's worker process died reading a frame (the frame failed with INTERNAL); the
@@ -87,8 +88,11 @@ public final class EnginePool {
         self.frameDeadline = frameDeadline
         scheduler = FrameScheduler(
             policy: policy,
-            megabytes: { [readsLines = pipelines.readsLines, inWorkerProcess = workers != nil] key in
-                ModelCatalog.engineMegabytes(key, readsLines: readsLines, inWorkerProcess: inWorkerProcess)
+            megabytes: { [readsLines = pipelines.readsLines, workers] key in
+                // In worker processes, what an engine of the key was measured to take once one
+                // had loaded; before that (and in process), the catalogue's figure.
+                workers?.measuredMegabytes(of: key)
+                    ?? ModelCatalog.engineMegabytes(key, readsLines: readsLines, inWorkerProcess: workers != nil)
             })
     }
 
@@ -199,7 +203,10 @@ public final class EnginePool {
             perform(scheduler.engineFailed(id, error: failure, now: now()))
             return
         }
-        delegate?.enginePool(.loaded(id, milliseconds: Int((clock.now - engine.loadStarted).micros / 1000)))
+        delegate?.enginePool(
+            .loaded(
+                id, milliseconds: Int((clock.now - engine.loadStarted).micros / 1000),
+                megabytes: workers?.measuredMegabytes(of: id.key)))
         perform(scheduler.engineLoaded(id, now: now()))
         delegate?.enginePool(.changed(scheduler.pool))
     }

@@ -217,6 +217,17 @@ final class WorkerProcess {
         }
     }
 
+    /// The process's proportional set size in MB (its private memory, and its share of the
+    /// library pages it maps with the other workers); nil once it has ended.
+    func residentMegabytes() -> Int? {
+        guard ended == nil, let text = try? String(contentsOfFile: "/proc/\(processID)/smaps_rollup", encoding: .utf8)
+        else { return nil }
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Pss:") }),
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return nil }
+        return kilobytes / 1024
+    }
+
     /// Ends the process now (a recognition that would not stop).
     func kill() {
         guard ended == nil else { return }
@@ -250,6 +261,7 @@ public final class WorkerLauncher: Sendable {
     /// The idle spares, per key; each owned here until taken.
     private let spares = Mutex<[EngineKey: SpareBox]>([:])
     private let stopped = Atomic<Bool>(false)
+    private let measured = Mutex<[EngineKey: Int]>([:])
 
     /// `spareKeys`: the keys to keep one spare worker of, loaded and idle.
     public init(command: WorkerCommand, spareKeys: Set<EngineKey>) {
@@ -283,6 +295,16 @@ public final class WorkerLauncher: Sendable {
             guard spares[key] == nil, let process = try? WorkerProcess(command, key: key) else { return }
             spares[key] = SpareBox(process: process)
         }
+    }
+
+    /// The memory an engine of `key` was measured to take in its worker, the largest seen
+    /// once loaded (`record`); nil before one has loaded. The pool bounds custom engines by it.
+    public func measuredMegabytes(of key: EngineKey) -> Int? { measured.withLock { $0[key] } }
+
+    /// Measures `process`, a worker of `key` that has just loaded, for `measuredMegabytes`.
+    func record(_ process: WorkerProcess, key: EngineKey) {
+        guard let megabytes = process.residentMegabytes() else { return }
+        measured.withLock { $0[key] = max($0[key] ?? 0, megabytes) }
     }
 
     /// Ends the spares (at shutdown).

@@ -99,6 +99,7 @@ final class WorkerProcessPipeline: FrameProcessor {
                 switch try WorkerCodec.decode(WorkerReply.self, header: message.header, body: message.body) {
                 case .loaded:
                     loaded = true
+                    launcher.record(current, key: key)
                     return
                 case .failedToLoad(let error):
                     worker = nil

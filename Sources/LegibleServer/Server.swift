@@ -389,8 +389,14 @@ extension Server {
     fileprivate func engineEvent(_ event: EnginePool.Event) {
         switch event {
         case .loading(let id): log(.debug, "engine loading", ["engine": id.description])
-        case .loaded(let id, let milliseconds):
-            log(.info, "engine loaded", ["engine": id.description, "ms": String(milliseconds)])
+        case .loaded(let id, let milliseconds, let megabytes):
+            if let megabytes {
+                log(
+                    .info, "engine loaded",
+                    ["engine": id.description, "ms": String(milliseconds), "mb": String(megabytes)])
+            } else {
+                log(.info, "engine loaded", ["engine": id.description, "ms": String(milliseconds)])
+            }
             if id.key == configuration.defaultKey && !draining { health.ready.store(true, ordering: .releasing) }
         case .failedToLoad(let id, let error):
             log(.error, "engine failed to load", ["engine": id.description, "reason": error.message])

@@ -174,8 +174,9 @@ let command = Command(
         .value(
             "custom-engine-mb", valueName: "mb",
             help:
-                "Estimated memory those engines may take together (an eng engine in a worker process counts "
-                + "~254 MB, ~64 MB with --engine-isolation none).",
+                "Memory those engines may take together: each counted at what an engine of its kind was measured "
+                + "to take in its worker process once loaded, estimated before that (an eng engine ~254 MB; ~64 MB "
+                + "with --engine-isolation none, always estimated).",
             default: "1024"),
         .value("max-message-bytes", valueName: "n", help: "Largest message accepted.", default: "16777216"),
         .value(

@@ -170,3 +170,22 @@ def test_stopping_the_server_ends_its_workers():
     assert server.process.returncode == 0
     wait_for(lambda: not any(os.path.exists(f"/proc/{pid}") for pid in workers), timeout=10,
              what="the workers to end")
+
+
+def test_an_engines_memory_is_measured_in_its_worker():
+    """The pool bounds custom engines by what an engine was measured to take in its worker
+    (PSS once loaded), not by an estimate; the log says it."""
+    server = Server()
+    try:
+        import re
+        found = re.search(r"engine loaded engine=eng#0 ms=\d+ mb=(\d+)", server.read_log())
+        assert found, server.read_log()
+        logged = int(found.group(1))
+        pss = []
+        for pid in children(server.process.pid):
+            with open(f"/proc/{pid}/smaps_rollup") as f:
+                pss.append(next(int(line.split()[1]) for line in f if line.startswith("Pss:")) // 1024)
+        assert 30 < logged < 2000, logged
+        assert any(abs(logged - value) <= 0.3 * value for value in pss), (logged, pss)
+    finally:
+        server.stop()
