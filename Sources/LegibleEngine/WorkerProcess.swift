@@ -261,7 +261,8 @@ public final class WorkerLauncher: Sendable {
     /// The idle spares, per key; each owned here until taken.
     private let spares = Mutex<[EngineKey: SpareBox]>([:])
     private let stopped = Atomic<Bool>(false)
-    private let measured = Mutex<[EngineKey: Int]>([:])
+    /// MB per engine's models (`measuredMegabytes`).
+    private let measured = Mutex<[[String]: Int]>([:])
 
     /// `spareKeys`: the keys to keep one spare worker of, loaded and idle.
     public init(command: WorkerCommand, spareKeys: Set<EngineKey>) {
@@ -297,24 +298,28 @@ public final class WorkerLauncher: Sendable {
         }
     }
 
-    /// The memory an engine of `key` was measured to take in its worker, the largest seen
-    /// once loaded (`record`); nil before one has loaded. The pool bounds custom engines by it.
-    public func measuredMegabytes(of key: EngineKey) -> Int? { measured.withLock { $0[key] } }
+    /// The memory an engine of `key`'s models was measured to take in its worker, the largest
+    /// seen once loaded (`record`); nil before one has loaded. Custom words barely change it, so
+    /// every custom engine of `eng` counts what the first measured. The pool bounds custom
+    /// engines by it.
+    public func measuredMegabytes(of key: EngineKey) -> Int? { measured.withLock { $0[key.models] } }
 
     /// Measures `process`, a worker of `key` that has just loaded, for `measuredMegabytes`.
     func record(_ process: WorkerProcess, key: EngineKey) {
         guard let megabytes = process.residentMegabytes() else { return }
-        measured.withLock { $0[key] = max($0[key] ?? 0, megabytes) }
+        measured.withLock { $0[key.models] = max($0[key.models] ?? 0, megabytes) }
     }
 
     /// Ends the spares (at shutdown).
     public func stop() {
         stopped.store(true, ordering: .releasing)
-        let all = spares.withLock { spares in
+        // Taken out under the lock, dropped outside it: each one's deinit kills and reaps its
+        // process.
+        let idle = spares.withLock { spares in
             defer { spares.removeAll() }
             return Array(spares.values)
         }
-        _ = all
+        withExtendedLifetime(idle) {}
     }
 
     /// How many spares are idle now (tests, metrics).

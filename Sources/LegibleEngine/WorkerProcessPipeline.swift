@@ -12,6 +12,15 @@ public protocol FrameProcessor: AnyObject {
 
 extension FramePipeline: FrameProcessor {}
 
+/// Why a worker process was ended by legibled: its recognition would not stop (cancelled, or
+/// past its deadline), or it answered what it should not have.
+public struct EngineStopped: Error, Sendable, CustomStringConvertible {
+    public var processID: Int32
+    /// The frame's answer: CANCELLED, DEADLINE_EXCEEDED or INTERNAL.
+    public var reason: LegibleError.Code
+    public var description: String { "engine process \(processID) stopped (\(reason))" }
+}
+
 /// An engine whose pipeline runs in a worker process (`EngineWorker`), so that a fault in a C
 /// library (a Tesseract assert, a crash in a decoder) costs one frame, not the server, and a
 /// recognition that will not stop — Tesseract's page layout does not look at its cancel
@@ -23,15 +32,6 @@ extension FramePipeline: FrameProcessor {}
 /// `killGrace`, or the deadline is `killGrace` past, the worker is killed, the frame answered
 /// CANCELLED or DEADLINE_EXCEEDED, and the next worker taken. A worker that dies by itself
 /// fails its frame with INTERNAL (its `EngineCrash` as the cause, which the pool counts).
-/// Why a worker process was ended by legibled: its recognition would not stop (cancelled, or
-/// past its deadline), or it answered what it should not have.
-public struct EngineStopped: Error, Sendable, CustomStringConvertible {
-    public var processID: Int32
-    /// The frame's answer: CANCELLED, DEADLINE_EXCEEDED or INTERNAL.
-    public var reason: LegibleError.Code
-    public var description: String { "engine process \(processID) stopped (\(reason))" }
-}
-
 final class WorkerProcessPipeline: FrameProcessor {
     /// How long a cancelled or overdue recognition may go on before its worker is killed.
     static let killGrace: Duration = .milliseconds(500)

@@ -69,8 +69,9 @@ public struct ServerConfiguration: Sendable {
     /// Engines with custom words, without the dictionary or with several models, at once.
     public var maxCustomEngines: Int = 4
     /// Their estimated resident memory together, in MB.
-    /// Room for 4 custom `eng` engines in worker processes (~254 MB each by `ModelCatalog`).
-    public var customEngineMegabytes: Int = 1024
+    /// Room for 4 custom `eng` engines in worker processes (~257 MB each as measured, 254 by
+    /// `ModelCatalog` before one has loaded) and what they gain reading frames.
+    public var customEngineMegabytes: Int = 1280
     /// Serve /metrics, /healthz and /readyz over HTTP here (`--metrics tcp:HOST:PORT`).
     public var metricsAddress: ServerAddress?
     /// How text mode finds the lines it reads (`--detector`).

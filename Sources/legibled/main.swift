@@ -141,7 +141,7 @@ let command = Command(
             help:
                 "Connections without a started session at once; the oldest is closed to make room for a newcomer "
                 + "(also at --max-connections and --max-connections-per-peer).",
-            default: "1024"),
+            default: "1280"),
         .value(
             "max-connections-per-peer", valueName: "n",
             help: "Open connections from one peer: a user on a Unix socket, an address on TCP.", default: "2048"),
@@ -177,7 +177,7 @@ let command = Command(
                 "Memory those engines may take together: each counted at what an engine of its kind was measured "
                 + "to take in its worker process once loaded, estimated before that (an eng engine ~254 MB; ~64 MB "
                 + "with --engine-isolation none, always estimated).",
-            default: "1024"),
+            default: "1280"),
         .value("max-message-bytes", valueName: "n", help: "Largest message accepted.", default: "16777216"),
         .value(
             "max-pixels", valueName: "n",
