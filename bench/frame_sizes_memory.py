@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Memory as one client sends frames of ever new sizes: one JPEG of each of 400 random sizes
 (200-1900 px a side, seed 1, a word of text on gray), FAST, one session, each answered before the
-next; legibled's VmRSS every 50 frames. Extra arguments go to legibled.
+next; legibled's VmRSS every 50 frames, summed with its engine worker processes'. Extra arguments go to legibled.
 
     python3 bench/frame_sizes_memory.py [LEGIBLED FLAGS...]
 """
@@ -16,7 +16,10 @@ extra = sys.argv[1:]
 server = subprocess.Popen([".build/release/legibled", "--listen", "unix:" + sock] + extra, stderr=subprocess.DEVNULL)
 while not os.path.exists(sock): time.sleep(0.1)
 time.sleep(3)
-def rss(): return int([l for l in open("/proc/%d/status" % server.pid) if l.startswith("VmRSS")][0].split()[1]) // 1024
+sys.path.insert(0, "bench")
+import run as bench_run  # children(pid): the engine worker processes, where the frames are read
+def vmrss(pid): return int([l for l in open("/proc/%d/status" % pid) if l.startswith("VmRSS")][0].split()[1]) // 1024
+def rss(): return sum(vmrss(pid) for pid in [server.pid] + bench_run.children(server.pid))
 st = Stream("unix:" + sock); st.send(pb.ClientMessage(start=pb.StartSession(options=pb.RecognitionOptions(recognize_unchanged=True)))); st.receive()
 rng = random.Random(1)
 print("start", rss())
