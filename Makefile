@@ -176,9 +176,10 @@ test-asan: deps python-proto ## Swift tests, then the end-to-end suite, under Ad
 	scripts/sanitizers/check-reports.sh $(call SANITIZER_REPORTS,asan)
 
 test-tsan: deps python-proto ## Swift tests, then the end-to-end suite, under ThreadSanitizer.
-	SWIFT_BACKTRACE=enable=no swift test --sanitize=thread --build-path .build/tsan
+	SWIFT_BACKTRACE=enable=no TBB_ENABLE_SANITIZERS=1 swift test --sanitize=thread --build-path .build/tsan
 	rm -rf $(call SANITIZER_REPORTS,tsan) && mkdir -p $(call SANITIZER_REPORTS,tsan)
-	cd clients/python && SWIFT_BACKTRACE=enable=no TSAN_OPTIONS=log_path=$(call SANITIZER_REPORTS,tsan)/tsan \
+	cd clients/python && SWIFT_BACKTRACE=enable=no TBB_ENABLE_SANITIZERS=1 \
+	  TSAN_OPTIONS=log_path=$(call SANITIZER_REPORTS,tsan)/tsan \
 	  LEGIBLE_SANITIZED=1 LEGIBLED=$(CURDIR)/.build/tsan/debug/legibled python3 -m pytest -q tests
 	scripts/sanitizers/check-reports.sh $(call SANITIZER_REPORTS,tsan)
 
