@@ -58,10 +58,14 @@ enum WorkerCodec {
         return message
     }
 
-    /// The header's size once its first 8 bytes (JSON size, attachment count) are known.
-    static func headerSize(attachmentCount: Int) -> Int { 8 + 4 * attachmentCount }
-
     static func decode<Value: Decodable>(_ type: Value.Type, header: [UInt32], body: [UInt8]) throws -> Value {
+        try decodeKeepingAttachments(type, header: header, body: body).value
+    }
+
+    /// The value and the message's attachments, each copied out of `body` once.
+    static func decodeKeepingAttachments<Value: Decodable>(_ type: Value.Type, header: [UInt32], body: [UInt8])
+        throws -> (value: Value, attachments: [[UInt8]])
+    {
         let jsonSize = Int(header[0])
         var attachments = [[UInt8]]()
         var offset = jsonSize
@@ -73,9 +77,10 @@ enum WorkerCodec {
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(
             positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
         decoder.userInfo[ByteAttachments.key] = ByteAttachments(attachments)
-        return try body.withUnsafeBufferPointer { body in
+        let value = try body.withUnsafeBufferPointer { body in
             try decoder.decode(type, from: Data(buffer: UnsafeBufferPointer(rebasing: body[0..<jsonSize])))
         }
+        return (value, attachments)
     }
 }
 
@@ -91,10 +96,12 @@ extension WorkerRequest {
 
     /// A decoded request with its frame's bytes back from the attachment.
     static func decode(header: [UInt32], body: [UInt8]) throws -> WorkerRequest {
-        let request = try WorkerCodec.decode(WorkerRequest.self, header: header, body: body)
-        guard case .process(var frame, let settings, let context) = request, header.count > 2 else { return request }
-        let start = Int(header[0])
-        frame.data = Array(body[start..<start + Int(header[2])])
+        let (request, attachments) = try WorkerCodec.decodeKeepingAttachments(
+            WorkerRequest.self, header: header, body: body)
+        guard case .process(var frame, let settings, let context) = request, let data = attachments.first else {
+            return request
+        }
+        frame.data = data
         return .process(frame, settings, context)
     }
 }

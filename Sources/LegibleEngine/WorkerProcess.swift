@@ -89,7 +89,8 @@ final class WorkerChannel: Sendable {
         try read(into: &rest)
         var header = [jsonSize, attachmentCount]
         for index in 0..<Int(attachmentCount) { header.append(Self.number(rest, at: 4 * index)) }
-        let bodySize = header.enumerated().reduce(0) { $0 + ($1.offset == 1 ? 0 : Int($1.element)) }
+        // The JSON, then every attachment (header[1] is their count).
+        let bodySize = Int(jsonSize) + header.dropFirst(2).reduce(0) { $0 + Int($1) }
         guard bodySize <= WorkerCodec.maximumBytes else { throw Closed() }
         var body = [UInt8](repeating: 0, count: bodySize)
         try read(into: &body)
