@@ -1,4 +1,3 @@
-internal import Foundation
 internal import LegibleCore
 internal import LegibleSessions
 internal import LegibleWire
@@ -7,7 +6,7 @@ internal import LegibleWire
 enum WorkerRequest: Codable {
     /// Load the engine of `key` (the worker's first message; a warm spare gets it at once).
     case load(EngineKey)
-    /// Read a frame. Its bytes travel as the message's first attachment, not in the JSON.
+    /// Read a frame. Its bytes travel as the message's first attachment, not in the value.
     case process(Frame, SessionSettings, FrameContext)
     /// Go on reading a frame another script's engine began.
     case continueReading(LineHandOff, SessionSettings, FrameContext)
@@ -26,11 +25,12 @@ enum WorkerReply: Codable {
 /// One message between legibled and an engine worker, as it goes over their socketpair:
 ///
 /// ```
-///  u32 JSON bytes │ u32 attachments │ u32 bytes of each attachment … │ JSON │ attachment bytes …
+///  u32 value bytes │ u32 attachments │ u32 bytes of each attachment … │ value │ attachment bytes …
 /// ```
 ///
-/// little-endian. The JSON is the `Codable` value; large byte arrays (a frame's encoded image,
-/// a handed-off frame's gray pixels) go as attachments (`ByteAttachments`), raw.
+/// little-endian. The value is the `Codable` request or reply in `BinaryCoding`'s form; large
+/// byte arrays (a frame's encoded image, a handed-off frame's gray pixels) go as attachments
+/// (`ByteAttachments`), so that the worker can take them without copying the value around them.
 enum WorkerCodec {
     /// A message larger than this is refused (a frame is at most --max-message-bytes, and its
     /// gray image at most --max-pixels bytes).
@@ -39,21 +39,17 @@ enum WorkerCodec {
     static func encode<Value: Encodable>(_ value: Value, attachments: ByteAttachments = ByteAttachments()) throws
         -> [UInt8]
     {
-        let encoder = JSONEncoder()
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(
-            positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
-        encoder.userInfo[ByteAttachments.key] = attachments
-        let json = try encoder.encode(value)
+        let encoded = try BinaryMessageEncoder(userInfo: [ByteAttachments.key: attachments]).encode(value)
         var message = [UInt8]()
         message.reserveCapacity(
-            8 + 4 * attachments.parts.count + json.count + attachments.parts.reduce(0) { $0 + $1.count })
+            8 + 4 * attachments.parts.count + encoded.count + attachments.parts.reduce(0) { $0 + $1.count })
         func append(_ number: Int) {
             withUnsafeBytes(of: UInt32(number).littleEndian) { message.append(contentsOf: $0) }
         }
-        append(json.count)
+        append(encoded.count)
         append(attachments.parts.count)
         for part in attachments.parts { append(part.count) }
-        message.append(contentsOf: json)
+        message.append(contentsOf: encoded)
         for part in attachments.parts { message.append(contentsOf: part) }
         return message
     }
@@ -66,21 +62,15 @@ enum WorkerCodec {
     static func decodeKeepingAttachments<Value: Decodable>(_ type: Value.Type, header: [UInt32], body: [UInt8])
         throws -> (value: Value, attachments: [[UInt8]])
     {
-        let jsonSize = Int(header[0])
+        let valueSize = Int(header[0])
         var attachments = [[UInt8]]()
-        var offset = jsonSize
+        var offset = valueSize
         for size in header.dropFirst(2) {
             attachments.append(Array(body[offset..<offset + Int(size)]))
             offset += Int(size)
         }
-        let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
-            positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
-        decoder.userInfo[ByteAttachments.key] = ByteAttachments(attachments)
-        let value = try body.withUnsafeBufferPointer { body in
-            try decoder.decode(type, from: Data(buffer: UnsafeBufferPointer(rebasing: body[0..<jsonSize])))
-        }
-        return (value, attachments)
+        let decoder = BinaryMessageDecoder(userInfo: [ByteAttachments.key: ByteAttachments(attachments)])
+        return (try decoder.decode(type, from: body[0..<valueSize]), attachments)
     }
 }
 

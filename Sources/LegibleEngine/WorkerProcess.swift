@@ -82,15 +82,15 @@ final class WorkerChannel: Sendable {
         guard try wait(timeout, wakeUp: wakeUp) else { return nil }
         var first = [UInt8](repeating: 0, count: 8)
         try read(into: &first)
-        let jsonSize = Self.number(first, at: 0)
+        let valueSize = Self.number(first, at: 0)
         let attachmentCount = Self.number(first, at: 4)
         guard attachmentCount < 64 else { throw Closed() }
         var rest = [UInt8](repeating: 0, count: 4 * Int(attachmentCount))
         try read(into: &rest)
-        var header = [jsonSize, attachmentCount]
+        var header = [valueSize, attachmentCount]
         for index in 0..<Int(attachmentCount) { header.append(Self.number(rest, at: 4 * index)) }
-        // The JSON, then every attachment (header[1] is their count).
-        let bodySize = Int(jsonSize) + header.dropFirst(2).reduce(0) { $0 + Int($1) }
+        // The value, then every attachment (header[1] is their count).
+        let bodySize = Int(valueSize) + header.dropFirst(2).reduce(0) { $0 + Int($1) }
         guard bodySize <= WorkerCodec.maximumBytes else { throw Closed() }
         var body = [UInt8](repeating: 0, count: bodySize)
         try read(into: &body)

@@ -1,0 +1,558 @@
+/// A compact binary form of `Codable` values, for the messages between legibled and its engine
+/// workers: both ends are the same binary, so the form needs no schema, no versions and no
+/// text. Foundation's JSON coders spent ~1.4 ms on one frame's answer (its boxes and
+/// confidences as decimal text, parsed back); this writes and reads the numbers' bytes.
+///
+/// Every value is a *slot*: a u32 length (`BinaryCoding.nilLength` for nil) and that many bytes.
+///
+/// - integers, floating-point numbers, Bool: their own width, little-endian (a Float is its bits)
+/// - String: its UTF-8; `[UInt8]`: its bytes
+/// - a keyed container: entries of u8 key length, the key's UTF-8, the value's slot
+/// - an unkeyed container: u32 count, then that many slots
+///
+/// Containers are written where they are asked for, so a nested container must be filled before
+/// its parent is written to again (as synthesized `Codable` does); writing to a container whose
+/// slot has closed stops the process rather than writing a wrong message.
+enum BinaryCoding {
+    static let nilLength = UInt32.max
+}
+
+// MARK: - Values written as their bytes
+
+/// A value written as its own bytes in its slot, not as a container.
+protocol BinaryPrimitive {
+    /// Appends the value's bytes (its slot's content, not its length).
+    func append(to bytes: inout [UInt8])
+    /// The value from exactly the bytes of its slot; nil when they are not one.
+    static func read(_ bytes: ArraySlice<UInt8>) -> Self?
+}
+
+extension BinaryPrimitive where Self: FixedWidthInteger {
+    func append(to bytes: inout [UInt8]) { withUnsafeBytes(of: littleEndian) { bytes.append(contentsOf: $0) } }
+    static func read(_ bytes: ArraySlice<UInt8>) -> Self? {
+        guard bytes.count == MemoryLayout<Self>.size else { return nil }
+        return Self(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(as: Self.self) })
+    }
+}
+
+extension Int: BinaryPrimitive {}
+extension Int8: BinaryPrimitive {}
+extension Int16: BinaryPrimitive {}
+extension Int32: BinaryPrimitive {}
+extension Int64: BinaryPrimitive {}
+extension UInt: BinaryPrimitive {}
+extension UInt8: BinaryPrimitive {}
+extension UInt16: BinaryPrimitive {}
+extension UInt32: BinaryPrimitive {}
+extension UInt64: BinaryPrimitive {}
+
+extension Bool: BinaryPrimitive {
+    func append(to bytes: inout [UInt8]) { bytes.append(self ? 1 : 0) }
+    static func read(_ bytes: ArraySlice<UInt8>) -> Bool? {
+        guard bytes.count == 1, let byte = bytes.first, byte <= 1 else { return nil }
+        return byte == 1
+    }
+}
+
+extension Float: BinaryPrimitive {
+    func append(to bytes: inout [UInt8]) { bitPattern.append(to: &bytes) }
+    static func read(_ bytes: ArraySlice<UInt8>) -> Float? { UInt32.read(bytes).map(Float.init(bitPattern:)) }
+}
+
+extension Double: BinaryPrimitive {
+    func append(to bytes: inout [UInt8]) { bitPattern.append(to: &bytes) }
+    static func read(_ bytes: ArraySlice<UInt8>) -> Double? { UInt64.read(bytes).map(Double.init(bitPattern:)) }
+}
+
+extension String: BinaryPrimitive {
+    func append(to bytes: inout [UInt8]) { bytes.append(contentsOf: utf8) }
+    static func read(_ bytes: ArraySlice<UInt8>) -> String? { String(validating: bytes, as: UTF8.self) }
+}
+
+extension Array: BinaryPrimitive where Element == UInt8 {
+    func append(to bytes: inout [UInt8]) { bytes.append(contentsOf: self) }
+    static func read(_ bytes: ArraySlice<UInt8>) -> [UInt8]? { Array(bytes) }
+}
+
+// MARK: - Encoding
+
+struct BinaryMessageEncoder {
+    var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+
+    func encode<Value: Encodable>(_ value: Value) throws -> [UInt8] {
+        let writer = BinaryWriter(userInfo: userInfo)
+        try writer.write(value, codingPath: [])
+        writer.close(downTo: 0)
+        return writer.bytes
+    }
+}
+
+/// The bytes of one message being written, and the slots still open in it (a slot's length is
+/// written when it closes).
+final class BinaryWriter {
+    private(set) var bytes: [UInt8] = []
+    let userInfo: [CodingUserInfoKey: Any]
+    private var openSlots: [(lengthAt: Int, id: Int, isNil: Bool)] = []
+    private var lastID = 0
+
+    init(userInfo: [CodingUserInfoKey: any Sendable]) {
+        self.userInfo = userInfo
+        bytes.reserveCapacity(4096)
+    }
+
+    /// Writes `value`'s slot at the end of the message.
+    func write<Value: Encodable>(_ value: Value, codingPath: [any CodingKey]) throws {
+        if let primitive = value as? any BinaryPrimitive {
+            let lengthAt = bytes.count
+            appendFixedWidth(UInt32.zero)
+            primitive.append(to: &bytes)
+            store(UInt32(bytes.count - lengthAt - 4), at: lengthAt)
+            return
+        }
+        let depth = openSlots.count
+        let id = openSlot()
+        try value.encode(to: BinaryValueEncoder(writer: self, depth: depth + 1, slot: id, codingPath: codingPath))
+        close(downTo: depth)
+    }
+
+    /// Opens a slot whose length is written when it closes; returns its identity.
+    func openSlot() -> Int {
+        lastID += 1
+        openSlots.append((bytes.count, lastID, false))
+        appendFixedWidth(UInt32.zero)
+        return lastID
+    }
+
+    /// Closes the slots opened inside the one at `depth` (0: all of them).
+    func close(downTo depth: Int) {
+        while openSlots.count > depth {
+            let slot = openSlots.removeLast()
+            let length = slot.isNil ? BinaryCoding.nilLength : UInt32(bytes.count - slot.lengthAt - 4)
+            store(length, at: slot.lengthAt)
+        }
+    }
+
+    /// Readies a container of the slot `id` at `depth` for writing: the slots opened inside it
+    /// close, and it must itself still be open.
+    func prepare(depth: Int, slot id: Int) {
+        close(downTo: depth)
+        precondition(
+            openSlots.count == depth && openSlots[depth - 1].id == id,
+            "a binary message's container was written to after its slot closed")
+    }
+
+    /// Marks the slot at `depth` as nil (its bytes, none, are ignored).
+    func markNil(depth: Int, slot id: Int) {
+        prepare(depth: depth, slot: id)
+        openSlots[depth - 1].isNil = true
+    }
+
+    func appendKey(_ key: any CodingKey) {
+        var name = key.stringValue
+        name.withUTF8 { utf8 in
+            precondition(utf8.count <= UInt8.max, "a coding key longer than 255 bytes")
+            bytes.append(UInt8(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    func appendNilSlot() { appendFixedWidth(BinaryCoding.nilLength) }
+
+    /// Appends a primitive's bytes as the content of the innermost open slot.
+    func appendContent(_ primitive: any BinaryPrimitive) { primitive.append(to: &bytes) }
+
+    func appendFixedWidth<Number: FixedWidthInteger>(_ number: Number) {
+        withUnsafeBytes(of: number.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    func store(_ number: UInt32, at offset: Int) {
+        withUnsafeBytes(of: number.littleEndian) { littleEndian in
+            for index in 0..<4 { bytes[offset + index] = littleEndian[index] }
+        }
+    }
+}
+
+private struct BinaryValueEncoder: Encoder {
+    let writer: BinaryWriter
+    /// How many slots are open while this value's is the innermost (its own included).
+    let depth: Int
+    let slot: Int
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { writer.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        writer.prepare(depth: depth, slot: slot)
+        return KeyedEncodingContainer(
+            BinaryKeyedEncoder<Key>(writer: writer, depth: depth, slot: slot, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        writer.prepare(depth: depth, slot: slot)
+        return BinaryUnkeyedEncoder(writer: writer, depth: depth, slot: slot, codingPath: codingPath)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { self }
+}
+
+extension BinaryValueEncoder: SingleValueEncodingContainer {
+    mutating func encodeNil() throws { writer.markNil(depth: depth, slot: slot) }
+
+    mutating func encode<Value: Encodable>(_ value: Value) throws {
+        writer.prepare(depth: depth, slot: slot)
+        if let primitive = value as? any BinaryPrimitive {
+            // The value's bytes are this slot's: no slot of their own.
+            writer.appendContent(primitive)
+        } else {
+            try value.encode(to: self)
+        }
+    }
+}
+
+private struct BinaryKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let writer: BinaryWriter
+    let depth: Int
+    let slot: Int
+    let codingPath: [any CodingKey]
+
+    mutating func encodeNil(forKey key: Key) throws {
+        writer.prepare(depth: depth, slot: slot)
+        writer.appendKey(key)
+        writer.appendNilSlot()
+    }
+
+    mutating func encode<Value: Encodable>(_ value: Value, forKey key: Key) throws {
+        writer.prepare(depth: depth, slot: slot)
+        writer.appendKey(key)
+        try writer.write(value, codingPath: codingPath + [key])
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
+        let nested = nestedEncoder(forKey: key)
+        return nested.container(keyedBy: keyType)
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        nestedEncoder(forKey: key).unkeyedContainer()
+    }
+
+    mutating func superEncoder() -> any Encoder { nestedEncoder(forKey: BinaryIndexKey.super) }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder { nestedEncoder(forKey: key) }
+
+    private func nestedEncoder(forKey key: any CodingKey) -> BinaryValueEncoder {
+        writer.prepare(depth: depth, slot: slot)
+        writer.appendKey(key)
+        let id = writer.openSlot()
+        return BinaryValueEncoder(writer: writer, depth: depth + 1, slot: id, codingPath: codingPath + [key])
+    }
+}
+
+private struct BinaryUnkeyedEncoder: UnkeyedEncodingContainer {
+    let writer: BinaryWriter
+    let depth: Int
+    let slot: Int
+    let codingPath: [any CodingKey]
+    private(set) var count = 0
+    private let countAt: Int
+
+    init(writer: BinaryWriter, depth: Int, slot: Int, codingPath: [any CodingKey]) {
+        (self.writer, self.depth, self.slot, self.codingPath) = (writer, depth, slot, codingPath)
+        countAt = writer.bytes.count
+        writer.appendFixedWidth(UInt32.zero)
+    }
+
+    /// Readies the container for its next element.
+    private mutating func next() {
+        writer.prepare(depth: depth, slot: slot)
+        count += 1
+        writer.store(UInt32(count), at: countAt)
+    }
+
+    mutating func encodeNil() throws {
+        next()
+        writer.appendNilSlot()
+    }
+
+    mutating func encode<Value: Encodable>(_ value: Value) throws {
+        next()
+        try writer.write(value, codingPath: codingPath + [BinaryIndexKey.index(count - 1)])
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
+        -> KeyedEncodingContainer<NestedKey>
+    {
+        nestedEncoder().container(keyedBy: keyType)
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { nestedEncoder().unkeyedContainer() }
+
+    mutating func superEncoder() -> any Encoder { nestedEncoder() }
+
+    private mutating func nestedEncoder() -> BinaryValueEncoder {
+        next()
+        let id = writer.openSlot()
+        return BinaryValueEncoder(
+            writer: writer, depth: depth + 1, slot: id, codingPath: codingPath + [BinaryIndexKey.index(count - 1)])
+    }
+}
+
+/// The coding-path keys of array elements and superclass values.
+private enum BinaryIndexKey: CodingKey {
+    case index(Int)
+    case `super`
+
+    var stringValue: String {
+        switch self {
+        case .index(let index): "Index \(index)"
+        case .super: "super"
+        }
+    }
+    var intValue: Int? {
+        if case .index(let index) = self { index } else { nil }
+    }
+    init?(stringValue: String) {
+        guard stringValue == "super" else { return nil }
+        self = .super
+    }
+    init?(intValue: Int) { self = .index(intValue) }
+}
+
+// MARK: - Decoding
+
+struct BinaryMessageDecoder {
+    var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+
+    func decode<Value: Decodable>(_ type: Value.Type, from bytes: ArraySlice<UInt8>) throws -> Value {
+        let reader = BinaryReader(bytes: bytes, userInfo: userInfo)
+        let (slot, end) = try reader.slot(at: bytes.startIndex, limit: bytes.endIndex, codingPath: [])
+        guard end == bytes.endIndex else { throw reader.corrupted([], "bytes after the message's value") }
+        return try reader.read(type, from: slot, codingPath: [])
+    }
+}
+
+/// A value's bytes within the message (`isNil`: the value is nil and has none).
+struct BinarySlot {
+    var range: Range<Int>
+    var isNil: Bool
+}
+
+final class BinaryReader {
+    let bytes: ArraySlice<UInt8>
+    let userInfo: [CodingUserInfoKey: Any]
+
+    init(bytes: ArraySlice<UInt8>, userInfo: [CodingUserInfoKey: any Sendable]) {
+        (self.bytes, self.userInfo) = (bytes, userInfo)
+    }
+
+    func read<Value: Decodable>(_ type: Value.Type, from slot: BinarySlot, codingPath: [any CodingKey]) throws
+        -> Value
+    {
+        if let primitive = type as? any BinaryPrimitive.Type {
+            guard !slot.isNil else {
+                throw DecodingError.valueNotFound(
+                    type, .init(codingPath: codingPath, debugDescription: "nil where a value was expected"))
+            }
+            guard let value = primitive.read(bytes[slot.range]) else {
+                throw DecodingError.typeMismatch(
+                    type, .init(codingPath: codingPath, debugDescription: "\(slot.range.count) bytes are not one"))
+            }
+            return value as! Value
+        }
+        return try Value(from: BinaryValueDecoder(reader: self, slot: slot, codingPath: codingPath))
+    }
+
+    /// The slot at `offset`, and where the next begins.
+    func slot(at offset: Int, limit: Int, codingPath: [any CodingKey]) throws -> (BinarySlot, next: Int) {
+        let length = try number(at: offset, limit: limit, codingPath: codingPath)
+        let start = offset + 4
+        if length == BinaryCoding.nilLength { return (BinarySlot(range: start..<start, isNil: true), start) }
+        guard Int(length) <= limit - start else { throw corrupted(codingPath, "a value longer than its container") }
+        return (BinarySlot(range: start..<start + Int(length), isNil: false), start + Int(length))
+    }
+
+    func number(at offset: Int, limit: Int, codingPath: [any CodingKey]) throws -> UInt32 {
+        guard offset + 4 <= limit else { throw corrupted(codingPath, "a message cut short") }
+        return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
+            | UInt32(bytes[offset + 3]) << 24
+    }
+
+    func corrupted(_ codingPath: [any CodingKey], _ description: String) -> DecodingError {
+        DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: description))
+    }
+}
+
+private struct BinaryValueDecoder: Decoder {
+    let reader: BinaryReader
+    let slot: BinarySlot
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { reader.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        try requireValue(KeyedDecodingContainer<Key>.self)
+        return KeyedDecodingContainer(try BinaryKeyedDecoder<Key>(reader: reader, slot: slot, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try requireValue((any UnkeyedDecodingContainer).self)
+        return try BinaryUnkeyedDecoder(reader: reader, slot: slot, codingPath: codingPath)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    private func requireValue<Container>(_ type: Container.Type) throws {
+        guard !slot.isNil else {
+            throw DecodingError.valueNotFound(
+                type, .init(codingPath: codingPath, debugDescription: "nil where a container was expected"))
+        }
+    }
+}
+
+extension BinaryValueDecoder: SingleValueDecodingContainer {
+    func decodeNil() -> Bool { slot.isNil }
+
+    func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
+        if type is any BinaryPrimitive.Type { return try reader.read(type, from: slot, codingPath: codingPath) }
+        return try Value(from: self)
+    }
+}
+
+private struct BinaryKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let reader: BinaryReader
+    let codingPath: [any CodingKey]
+    private let entries: [(key: Range<Int>, value: BinarySlot)]
+
+    init(reader: BinaryReader, slot: BinarySlot, codingPath: [any CodingKey]) throws {
+        (self.reader, self.codingPath) = (reader, codingPath)
+        var entries: [(key: Range<Int>, value: BinarySlot)] = []
+        var offset = slot.range.lowerBound
+        let limit = slot.range.upperBound
+        while offset < limit {
+            let keyLength = Int(reader.bytes[offset])
+            let key = offset + 1..<offset + 1 + keyLength
+            guard key.upperBound <= limit else { throw reader.corrupted(codingPath, "a key longer than its container") }
+            let (value, next) = try reader.slot(at: key.upperBound, limit: limit, codingPath: codingPath)
+            entries.append((key, value))
+            offset = next
+        }
+        self.entries = entries
+    }
+
+    var allKeys: [Key] {
+        entries.compactMap { Key(stringValue: String(decoding: reader.bytes[$0.key], as: UTF8.self)) }
+    }
+
+    private func slot(_ key: Key) -> BinarySlot? {
+        var name = key.stringValue
+        return name.withUTF8 { name in
+            entries.first { reader.bytes[$0.key].elementsEqual(name) }?.value
+        }
+    }
+
+    private func existingSlot(_ key: Key) throws -> BinarySlot {
+        guard let slot = slot(key) else {
+            throw DecodingError.keyNotFound(
+                key, .init(codingPath: codingPath, debugDescription: "no value for \(key.stringValue)"))
+        }
+        return slot
+    }
+
+    func contains(_ key: Key) -> Bool { slot(key) != nil }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try existingSlot(key).isNil }
+
+    func decode<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value {
+        try reader.read(type, from: try existingSlot(key), codingPath: codingPath + [key])
+    }
+
+    func decodeIfPresent<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value? {
+        guard let slot = slot(key), !slot.isNil else { return nil }
+        return try reader.read(type, from: slot, codingPath: codingPath + [key])
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
+        try nestedDecoder(key).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try nestedDecoder(key).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder {
+        guard let key = Key(stringValue: BinaryIndexKey.super.stringValue) else {
+            throw reader.corrupted(codingPath, "no key for a superclass's value")
+        }
+        return try nestedDecoder(key)
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder { try nestedDecoder(key) }
+
+    private func nestedDecoder(_ key: Key) throws -> BinaryValueDecoder {
+        BinaryValueDecoder(reader: reader, slot: try existingSlot(key), codingPath: codingPath + [key])
+    }
+}
+
+private struct BinaryUnkeyedDecoder: UnkeyedDecodingContainer {
+    let reader: BinaryReader
+    let codingPath: [any CodingKey]
+    let count: Int?
+    private(set) var currentIndex = 0
+    private var offset: Int
+    private let limit: Int
+
+    init(reader: BinaryReader, slot: BinarySlot, codingPath: [any CodingKey]) throws {
+        (self.reader, self.codingPath) = (reader, codingPath)
+        count = Int(try reader.number(at: slot.range.lowerBound, limit: slot.range.upperBound, codingPath: codingPath))
+        offset = slot.range.lowerBound + 4
+        limit = slot.range.upperBound
+    }
+
+    var isAtEnd: Bool { currentIndex >= count! }
+
+    private var elementPath: [any CodingKey] { codingPath + [BinaryIndexKey.index(currentIndex)] }
+
+    /// The next element's slot, without moving past it.
+    private func peek<Value>(_ type: Value.Type) throws -> (BinarySlot, next: Int) {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(
+                type, .init(codingPath: elementPath, debugDescription: "past the end of a list"))
+        }
+        return try reader.slot(at: offset, limit: limit, codingPath: elementPath)
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        let (slot, next) = try peek(Never?.self)
+        guard slot.isNil else { return false }
+        (offset, currentIndex) = (next, currentIndex + 1)
+        return true
+    }
+
+    mutating func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
+        let (slot, next) = try peek(type)
+        let value = try reader.read(type, from: slot, codingPath: elementPath)
+        (offset, currentIndex) = (next, currentIndex + 1)
+        return value
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
+        try nextDecoder().container(keyedBy: type)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try nextDecoder().unkeyedContainer()
+    }
+
+    mutating func superDecoder() throws -> any Decoder { try nextDecoder() }
+
+    private mutating func nextDecoder() throws -> BinaryValueDecoder {
+        let (slot, next) = try peek(BinaryValueDecoder.self)
+        let decoder = BinaryValueDecoder(reader: reader, slot: slot, codingPath: elementPath)
+        (offset, currentIndex) = (next, currentIndex + 1)
+        return decoder
+    }
+}
