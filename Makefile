@@ -108,7 +108,7 @@ BEFORE ?= HEAD~1
 bench-compare: release ## legibled of BEFORE (a commit) against this tree's, side by side in alternating rounds: one stream, saturated, freshness (~8 min plus BEFORE's release build).
 	bench/compare.sh $(BEFORE)
 
-bench-isolation: release ## Engines in worker processes (the default) against engines in the server's process, side by side in alternating rounds: one stream, saturated, freshness (~8 min).
+bench-isolation: release ## Engines in worker processes (the default) against engines in the server's process, side by side in alternating rounds: one stream, saturated (frames/s, CPU per frame), freshness (~10 min).
 	mkdir -p bench/out
 	python3 bench/side_by_side.py --before .build/release/legibled --before-flags "--engine-isolation none" \
 	  --after .build/release/legibled --after-flags "--engine-isolation process" --json bench/out/isolation.json

@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "LegibleCore", swiftSettings: strict),
         .target(name: "LegibleWire", dependencies: ["LegibleCore"], swiftSettings: strict),
         .target(name: "LegibleCommandLine", swiftSettings: strict),
-        .target(name: "LegibleMetrics", swiftSettings: strict),
+        .target(name: "LegibleMetrics", dependencies: ["LegibleCore"], swiftSettings: strict),
         .target(name: "LegibleSockets", dependencies: ["LegibleCore", "LegibleWire", "CLinux"], swiftSettings: strict),
         .target(name: "LegibleSessions", dependencies: ["LegibleCore", "LegibleWire"], swiftSettings: strict),
         .target(name: "LegibleEntities", dependencies: ["LegibleCore"], swiftSettings: strict),

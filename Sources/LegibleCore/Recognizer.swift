@@ -159,7 +159,7 @@ public struct EngineKey: Sendable, Hashable, CustomStringConvertible, Codable {
 public final class RecognitionCancellation: Sendable {
     private let running = Atomic<UInt64>(0)
     private let cancelled = Atomic<UInt64>(0)
-    private let listener = Mutex<(@Sendable () -> Void)?>(nil)
+    private let listener = Locked<(@Sendable () -> Void)?>(nil)
 
     public init() {}
 

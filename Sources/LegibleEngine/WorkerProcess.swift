@@ -260,10 +260,10 @@ public final class WorkerLauncher: Sendable {
     let command: WorkerCommand
     private let spareKeys: Set<EngineKey>
     /// The idle spares, per key; each owned here until taken.
-    private let spares = Mutex<[EngineKey: SpareBox]>([:])
+    private let spares = Locked<[EngineKey: SpareBox]>([:])
     private let stopped = Atomic<Bool>(false)
     /// MB per engine's models (`measuredMegabytes`).
-    private let measured = Mutex<[[String]: Int]>([:])
+    private let measured = Locked<[[String]: Int]>([:])
 
     /// `spareKeys`: the keys to keep one spare worker of, loaded and idle.
     public init(command: WorkerCommand, spareKeys: Set<EngineKey>) {

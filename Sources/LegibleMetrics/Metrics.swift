@@ -1,4 +1,4 @@
-internal import Synchronization
+internal import LegibleCore
 
 /// A Prometheus metric's type.
 public enum MetricType: String, Sendable {
@@ -30,8 +30,8 @@ public final class Metrics: Sendable {
         var count: UInt64 = 0
     }
 
-    private let families = Mutex<[String: Family]>([:])
-    private let order = Mutex<[String]>([])
+    private let families = Locked<[String: Family]>([:])
+    private let order = Locked<[String]>([])
 
     public init() {}
 

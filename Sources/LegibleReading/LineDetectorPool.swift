@@ -1,5 +1,4 @@
 public import LegibleCore
-internal import Synchronization
 
 /// The line detectors of a server, shared by every engine thread.
 ///
@@ -15,7 +14,7 @@ public final class LineDetectorPool: Sendable {
         let detector: any LineDetecting
     }
 
-    private let idle = Mutex<[Idle]>([])
+    private let idle = Locked<[Idle]>([])
     private let make: @Sendable () throws(LegibleError) -> any LineDetecting
 
     /// `make` creates (and warms up) one detector; it runs on the thread that first needs one.

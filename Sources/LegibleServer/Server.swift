@@ -7,7 +7,6 @@ internal import LegibleSessions
 internal import LegibleSockets
 internal import LegibleWire
 internal import LegibleWireProtobuf
-internal import Synchronization
 
 /// The server: listeners and connections on one event loop, admission, and the wiring between
 /// session streams, their sessions and the engine pool (whose engines run on threads of their

@@ -1,7 +1,6 @@
 internal import CLinux
 internal import Glibc
 public import LegibleCore
-internal import Synchronization
 
 /// Something registered with the event loop for readiness events on its descriptor.
 public protocol EventHandler: AnyObject {
@@ -16,7 +15,7 @@ public protocol EventHandler: AnyObject {
 public final class EventLoop: Sendable {
     private let epoll: Int32
     private let wakeup: Int32
-    private let tasks = Mutex<[@Sendable () -> Void]>([])
+    private let tasks = Locked<[@Sendable () -> Void]>([])
     nonisolated(unsafe) private var handlers: [Int32: any EventHandler] = [:]
     nonisolated(unsafe) private var running = false
     nonisolated(unsafe) private var loopThread: pthread_t?

@@ -1,7 +1,7 @@
 internal import Dispatch
+internal import LegibleCore
 public import LegibleServer
 public import LegibleWire
-internal import Synchronization
 
 /// A `SessionStream` in memory, the fake transport of the server core's tests (SwiftNIO's
 /// embedded channel in spirit): what the server writes is recorded for the test to take in
@@ -23,7 +23,7 @@ public final class InMemoryStream: SessionStream, @unchecked Sendable {
     /// Set by the server when it adopts the stream; read and used on the loop thread only.
     public weak var handler: SessionHandler?
     public var queuedBytes: Int { 0 }
-    private let events = Mutex<(recorded: [Event], ended: Bool)>(([], false))
+    private let events = Locked<(recorded: [Event], ended: Bool)>(([], false))
     private let arrived = DispatchSemaphore(value: 0)
 
     public init() {}

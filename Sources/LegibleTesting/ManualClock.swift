@@ -1,4 +1,4 @@
-internal import Synchronization
+internal import LegibleCore
 
 /// Time that moves only when a test says so: deterministic tests wait on events, never on
 /// sleeps. Durations are time since the start, as `FrameScheduler` takes them.
@@ -21,7 +21,7 @@ public struct ManualClock: Sendable {
 /// A `ManualClock` shared between a test and the server it drives (the server reads it on its
 /// loop's thread; the test moves it on its own).
 public final class SharedManualClock: Sendable {
-    private let clock = Mutex(ManualClock())
+    private let clock = Locked(ManualClock())
 
     public init() {}
 
