@@ -11,6 +11,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 FIXTURES = os.path.join(REPO, "Tests", "Fixtures")
 
+# Under a sanitizer (make test-asan/test-tsan, LEGIBLE_SANITIZED=1) the server runs several
+# times slower: time bounds that are about behaviour, not cost, get this much more room.
+SANITIZED = os.environ.get("LEGIBLE_SANITIZED") == "1"
+SLOWDOWN = 5 if SANITIZED else 1
+
 
 class Server:
     """The real legibled binary on a temporary unix socket."""

@@ -17,7 +17,7 @@ import time
 import pytest
 from PIL import Image
 
-from conftest import FIXTURES, REPO, run_with_terminal_stderr
+from conftest import FIXTURES, REPO, SLOWDOWN, run_with_terminal_stderr
 from test_end_to_end import assert_corners_bound
 
 sys.path.insert(0, os.path.join(REPO, "scripts"))
@@ -357,17 +357,19 @@ def test_stream_reconnects_after_a_server_restart(frames_dir, tmp_path):
     second_log = open(tmp_path / "second.log", "w+")
     # 7 s: the server is away ~1.5 s (drain, 0.5 s, start); the client's backoff (100 ms doubling,
     # waits from the upper half of each step) may next try up to 3.1 s after the loss, which a
-    # 4 s stream sometimes did not reach.
-    client = subprocess.Popen([LEGIBLE, "stream", "--server", address, "--fps", "10", "--loop", "--duration", "7",
-                               "--quiet", frames_dir], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # 4 s stream sometimes did not reach. Under a sanitizer the server drains and starts (and the
+    # client starts) SLOWDOWN times slower: the stream and the waits get SLOWDOWN times longer.
+    client = subprocess.Popen([LEGIBLE, "stream", "--server", address, "--fps", "10", "--loop",
+                               "--duration", str(7 * SLOWDOWN), "--quiet", frames_dir],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     second = None
     try:
-        time.sleep(1.0)
+        time.sleep(1.0 * SLOWDOWN)  # the client is streaming
         first.send_signal(signal.SIGTERM)
-        assert first.wait(timeout=30) == 0
+        assert first.wait(timeout=30 * SLOWDOWN) == 0
         time.sleep(0.5)
         second = start_legibled(address, second_log)
-        stdout, stderr = client.communicate(timeout=30)
+        stdout, stderr = client.communicate(timeout=30 * SLOWDOWN)
     finally:
         client.kill()
         for process in (first, second):
