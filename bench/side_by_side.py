@@ -11,6 +11,10 @@ both alike. For "no regression" after a refactor: the ratios after / before are 
               frame (its threads and its engine workers', dropped frames' work included): on a
               shared machine the rate moves with the other load, the CPU a frame costs less
   freshness   the same, distinct generated frames: result age p50 / p99 (ms)
+  saturated, paired windows
+              both servers up at once after a warm-up, short saturated windows on each in
+              turn: frames/s and CPU per recognized frame, the median of the pairs' ratios
+              (each pair under nearly the same machine load, no server start in between)
 """
 import argparse
 import json
@@ -68,6 +72,34 @@ def one_stream_paired(builds, flags, runs):
     return {name: statistics.median(times[name]) for name in names}, statistics.median(ratios)
 
 
+def saturated_paired(builds, flags, args):
+    """Both builds' servers up at once, saturated windows on one then the other (A B, B A, ...),
+    so that each pair of windows runs under nearly the same machine load and both servers keep
+    their engines loaded throughout. Per window: recognized frames/s after its first second, and
+    the server's CPU per recognized frame. Returns {name: [window, ...]}."""
+    names = list(builds)
+    options = {"recognize_unchanged": True}
+    servers = {name: bench.legibled(builds[name], bench.CORES, bench.CORES, *flags[name]) for name in names}
+    windows = {name: [] for name in names}
+    try:
+        for name in names:  # every replica's engine loaded before the first window
+            bench.saturated(servers[name], args.offered, args.warmup_seconds, 0.0, options)
+        for index in range(args.pairs):
+            for name in (names if index % 2 == 0 else list(reversed(names))):
+                pid = servers[name].process.pid
+                cpu_before = sum(thread_cpu(pid).values())
+                sat = bench.saturated(servers[name], args.offered, args.window_seconds, 1.0, options)
+                cpu = sum(thread_cpu(pid).values()) - cpu_before
+                windows[name].append({"fps": sat["rate"],
+                                      "cpu_ms": 1000 * cpu / max(1, sat["counts"]["recognized"]),
+                                      "unanswered": sat["counts"].get("unanswered", 0)})
+            bench.log("pair %d: %s" % (index + 1, json.dumps({n: windows[n][-1] for n in names})))
+    finally:
+        for server in servers.values():
+            server.stop()
+    return windows
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--before", required=True, help="legibled of the earlier build")
@@ -75,7 +107,9 @@ def main():
     p.add_argument("--before-flags", default="", help="legibled flags of the earlier build's server")
     p.add_argument("--after-flags", default="", help="legibled flags of the judged build's server (the same "
                    "binary with other flags compares two settings: make bench-isolation)")
-    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--pairs", type=int, default=8, help="paired saturated windows, both servers up")
+    p.add_argument("--window-seconds", type=float, default=8, help="seconds of each paired window")
     p.add_argument("--runs", type=int, default=60, help="one-stream frames per build, paired")
     p.add_argument("--seconds", type=float, default=12, help="seconds of each open-loop run")
     p.add_argument("--warmup-seconds", type=float, default=5, help="seconds of saturated load before them")
@@ -95,6 +129,7 @@ def main():
             row = measure(builds[name], flags[name], frames, a)
             rows[name].append(row)
             bench.log("round %d %s: %s" % (round_index + 1, name, json.dumps(row)))
+    windows = saturated_paired(builds, flags, a)
     medians, pair_ratio = one_stream_paired(builds, flags, a.runs)
     bench.log("one stream, paired: %s, median per-pair ratio after/before %.3f" % (json.dumps(medians), pair_ratio))
     summary = {"one_stream_ms": {"before": round(medians["before"], 2), "after": round(medians["after"], 2),
@@ -106,16 +141,25 @@ def main():
         ratio = statistics.median(later[key] / earlier[key] if earlier[key] else 0.0
                                   for later, earlier in zip(rows["after"], rows["before"]))
         summary[key] = {"before": round(before, 2), "after": round(after, 2), "after/before": round(ratio, 3)}
-    print("| measure (one stream: median of %d paired ratios; the rest: medians of %d rounds, and of the rounds' "
-          "ratios) | before | after | after / before |" % (a.runs, a.rounds))
+    for key in ("fps", "cpu_ms"):
+        before = statistics.median(w[key] for w in windows["before"])
+        after = statistics.median(w[key] for w in windows["after"])
+        ratio = statistics.median(later[key] / earlier[key] if earlier[key] else 0.0
+                                  for later, earlier in zip(windows["after"], windows["before"]))
+        summary["saturated_paired_" + key] = {"before": round(before, 2), "after": round(after, 2),
+                                              "after/before": round(ratio, 3)}
+    print("| measure (one stream: median of %d paired ratios; saturated_paired: medians of %d paired windows and "
+          "of their ratios; the rest: medians of %d rounds, each with its own server start, and of the rounds' "
+          "ratios) | before | after | after / before |" % (a.runs, a.pairs, a.rounds))
     print("|---|---|---|---|")
     for key, s in summary.items():
         print("| %s | %.2f | %.2f | %.3f |" % (key, s["before"], s["after"], s["after/before"]))
-    print("unanswered frames: before %d, after %d" % (sum(r["unanswered"] for r in rows["before"]),
-                                                      sum(r["unanswered"] for r in rows["after"])))
+    print("unanswered frames: before %d, after %d" % (
+        sum(r["unanswered"] for r in rows["before"] + windows["before"]),
+        sum(r["unanswered"] for r in rows["after"] + windows["after"])))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"rows": rows, "summary": summary}, f, indent=1)
+            json.dump({"rows": rows, "windows": windows, "summary": summary}, f, indent=1)
 
 
 if __name__ == "__main__":
