@@ -89,7 +89,7 @@ let package = Package(
             name: "LegibleEngine",
             dependencies: [
                 "LegibleCore", "LegibleWire", "LegibleSessions", "LegibleImaging", "LegibleTesseract",
-                "LegibleDetection", "LegibleReading", "LegibleEntities", "LegibleSockets",
+                "LegibleDetection", "LegibleReading", "LegibleEntities", "LegibleSockets", "CLinux",
             ],
             swiftSettings: strict),
 

@@ -374,8 +374,7 @@ final class BinaryReader {
 
     func number(at offset: Int, limit: Int, codingPath: [any CodingKey]) throws -> UInt32 {
         guard offset + 4 <= limit else { throw corrupted(codingPath, "a message cut short") }
-        return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
-            | UInt32(bytes[offset + 3]) << 24
+        return UInt32.read(bytes[offset..<offset + 4])!
     }
 
     func corrupted(_ codingPath: [any CodingKey], _ description: String) -> DecodingError {

@@ -8,18 +8,21 @@ internal import LegibleCore
 ///
 /// A reader thread takes the messages off the socket, so that a cancel reaches the
 /// recognition while it runs; when legibled goes away (the socket closes) the worker exits at
-/// once, whatever it is doing.
+/// once, whatever it is doing. The frames it reads arrive in its `SharedFrameMemory`
+/// (descriptor 4), copied out before it answers.
 public enum EngineWorker {
     public static func run(pipelines: PipelineFactory) -> Never {
         // Nothing else of the parent's (listeners, clients) may be held open here.
-        closefrom(WorkerCommand.channelDescriptor + 1)
+        closefrom(WorkerCommand.sharedMemoryDescriptor + 1)
         let channel = WorkerChannel(descriptor: WorkerCommand.channelDescriptor)
+        // Absent (not a descriptor) when legibled sends frames down the channel.
+        let shared = try? SharedFrameMemory(mapping: WorkerCommand.sharedMemoryDescriptor)
         let cancellation = RecognitionCancellation()
         let inbox = Inbox()
         let reader = Thread {
             while true {
                 guard let message = try? channel.receive(timeout: nil),
-                    let request = try? WorkerRequest.decode(header: message.header, body: message.body)
+                    let request = try? WorkerRequest.decode(header: message.header, body: message.body, shared: shared)
                 else { _exit(0) }
                 if case .cancel(let serial) = request {
                     cancellation.cancel(serial)

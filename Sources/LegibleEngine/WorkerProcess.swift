@@ -13,18 +13,25 @@ public struct WorkerCommand: Sendable {
     /// the Swift runtime's crash report write there), with the worker's pid, on a thread of
     /// that worker's own; nil: the worker shares legibled's standard error.
     public var errorLine: (@Sendable (_ processID: Int32, _ line: String) -> Void)?
+    /// The size of each worker's `SharedFrameMemory`, which carries the frames it is asked to
+    /// read: at least the largest frame (--max-message-bytes) and the largest gray image handed
+    /// between engines (--max-pixels); 0: frames go down the socketpair instead.
+    public var sharedMemoryBytes: Int
 
     public init(
         executable: String, arguments: [String],
-        errorLine: (@Sendable (_ processID: Int32, _ line: String) -> Void)? = nil
+        errorLine: (@Sendable (_ processID: Int32, _ line: String) -> Void)? = nil, sharedMemoryBytes: Int = 0
     ) {
         self.executable = executable
         self.arguments = arguments
         self.errorLine = errorLine
+        self.sharedMemoryBytes = sharedMemoryBytes
     }
 
     /// The descriptor of the socketpair's end in a worker.
     public static let channelDescriptor: Int32 = 3
+    /// The descriptor of the shared frame memory in a worker (absent when `sharedMemoryBytes` is 0).
+    public static let sharedMemoryDescriptor: Int32 = 4
 }
 
 /// Why a worker process ended without being asked to.
@@ -78,28 +85,19 @@ final class WorkerChannel: Sendable {
 
     /// Waits up to `timeout` (nil: for ever) for a message to begin; nil when none did, or
     /// when `wakeUp` (a descriptor) became readable first.
-    func receive(timeout: Duration?, wakeUp: Int32? = nil) throws(Closed) -> (header: [UInt32], body: [UInt8])? {
+    func receive(timeout: Duration?, wakeUp: Int32? = nil) throws(Closed) -> (
+        header: WorkerMessageHeader, body: [UInt8]
+    )? {
         guard try wait(timeout, wakeUp: wakeUp) else { return nil }
-        var first = [UInt8](repeating: 0, count: 8)
-        try read(into: &first)
-        let valueSize = Self.number(first, at: 0)
-        let attachmentCount = Self.number(first, at: 4)
-        guard attachmentCount < 64 else { throw Closed() }
-        var rest = [UInt8](repeating: 0, count: 4 * Int(attachmentCount))
-        try read(into: &rest)
-        var header = [valueSize, attachmentCount]
-        for index in 0..<Int(attachmentCount) { header.append(Self.number(rest, at: 4 * index)) }
-        // The value, then every attachment (header[1] is their count).
-        let bodySize = Int(valueSize) + header.dropFirst(2).reduce(0) { $0 + Int($1) }
-        guard bodySize <= WorkerCodec.maximumBytes else { throw Closed() }
-        var body = [UInt8](repeating: 0, count: bodySize)
+        guard
+            let header = try WorkerMessageHeader.read({ (buffer: inout [UInt8]) throws(Closed) in
+                try read(into: &buffer)
+            }),
+            header.bodySize <= WorkerCodec.maximumBytes
+        else { throw Closed() }
+        var body = [UInt8](repeating: 0, count: header.bodySize)
         try read(into: &body)
         return (header, body)
-    }
-
-    private static func number(_ bytes: [UInt8], at offset: Int) -> UInt32 {
-        UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
-            | UInt32(bytes[offset + 3]) << 24
     }
 
     /// True once there is something to read (or the other side has gone); false on a timeout
@@ -136,6 +134,8 @@ final class WorkerChannel: Sendable {
 final class WorkerProcess {
     let processID: pid_t
     let channel: WorkerChannel
+    /// Where the frames this worker reads are written; nil: they go down the channel.
+    let shared: SharedFrameMemory?
     /// Set once it has been reaped.
     private var ended: EngineCrash?
 
@@ -146,11 +146,20 @@ final class WorkerProcess {
             throw LegibleError.system("socketpair for an engine worker")
         }
         defer { close(ends[1]) }
+        do {
+            shared = command.sharedMemoryBytes > 0 ? try SharedFrameMemory(capacity: command.sharedMemoryBytes) : nil
+        } catch {
+            close(ends[0])
+            throw error
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         // dup2 clears close-on-exec on the copy: only this end reaches the worker.
         posix_spawn_file_actions_adddup2(&actions, ends[1], WorkerCommand.channelDescriptor)
+        if let shared {
+            posix_spawn_file_actions_adddup2(&actions, shared.descriptor, WorkerCommand.sharedMemoryDescriptor)
+        }
         var errorPipe: [Int32] = [-1, -1]
         if command.errorLine != nil {
             // (pipe2 is not in Swift's Glibc module; a descriptor that leaks into another

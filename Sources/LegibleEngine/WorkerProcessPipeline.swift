@@ -128,8 +128,9 @@ final class WorkerProcessPipeline: FrameProcessor {
             return .failed(error)
         }
         let worker = worker!
+        defer { worker.shared?.releaseLargeFrames() }
         do {
-            try worker.channel.send(try request.encoded())
+            try worker.channel.send(try request.encoded(shared: worker.shared))
         } catch is WorkerChannel.Closed {
             return crashed(worker)
         } catch {
@@ -142,7 +143,7 @@ final class WorkerProcessPipeline: FrameProcessor {
             let killIn = [
                 cancelSent.map { Self.killGrace - (clock.now - $0) }, deadline.map { $0 + Self.killGrace - elapsed },
             ].compactMap { $0 }.min()
-            let message: (header: [UInt32], body: [UInt8])?
+            let message: (header: WorkerMessageHeader, body: [UInt8])?
             do {
                 message = try worker.channel.receive(
                     timeout: killIn.map { max($0, .milliseconds(1)) }, wakeUp: cancelled.read)

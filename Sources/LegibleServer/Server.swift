@@ -87,6 +87,9 @@ public final class Server {
                 command.errorLine = { processID, line in
                     log(.warning, "engine worker wrote", ["pid": String(processID), "line": line])
                 }
+                // Frames reach a worker through shared memory: room for the largest frame and
+                // for the largest gray image handed between engines, with their small values.
+                command.sharedMemoryBytes = max(configuration.maxMessageBytes, configuration.maxPixels) + (64 << 10)
                 return WorkerLauncher(command: command, spareKeys: [configuration.defaultKey])
             },
             policy: PoolPolicy(

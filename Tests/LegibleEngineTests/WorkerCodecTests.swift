@@ -1,3 +1,4 @@
+import Glibc
 import LegibleCore
 import LegibleReading
 import LegibleSessions
@@ -12,14 +13,13 @@ import Testing
 @Suite("Engine worker messages")
 struct WorkerCodecTests {
     /// The header and body of an encoded message, as `WorkerChannel.receive` splits them.
-    static func split(_ message: [UInt8]) -> (header: [UInt32], body: [UInt8]) {
-        func number(_ offset: Int) -> UInt32 {
-            UInt32(message[offset]) | UInt32(message[offset + 1]) << 8 | UInt32(message[offset + 2]) << 16
-                | UInt32(message[offset + 3]) << 24
+    static func split(_ message: [UInt8]) -> (header: WorkerMessageHeader, body: [UInt8]) {
+        var offset = 0
+        let header = WorkerMessageHeader.read { (buffer: inout [UInt8]) in
+            buffer = Array(message[offset..<offset + buffer.count])
+            offset += buffer.count
         }
-        var header = [number(0), number(4)]
-        for index in 0..<Int(header[1]) { header.append(number(8 + 4 * index)) }
-        return (header, Array(message[(8 + 4 * Int(header[1]))...]))
+        return (header!, Array(message[offset...]))
     }
 
     static let context = FrameContext(
@@ -162,5 +162,73 @@ struct WorkerCodecTests {
         }
         #expect(decoded.code == .deadlineExceeded && decoded.message == "too slow")
         #expect("\(decoded.cause!)" == "engine process 12 ended by signal 6 (SIGABRT)")
+    }
+
+    static let frame = Frame(
+        frameID: 3, encoding: .known(.jpeg), data: (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 11) },
+        width: 1280, height: 720, orientation: .known(.up))
+    static let settings = SessionSettings(engineKey: EngineKey(models: ["eng"]))
+
+    /// legibled writes a frame into the worker's shared memory and sends only its description;
+    /// the worker, mapping the same memory, gets the same frame back.
+    @Test func aFramesBytesGoThroughSharedMemoryWhenTheyFit() throws {
+        let server = try SharedFrameMemory(capacity: 1 << 20)
+        let worker = try SharedFrameMemory(mapping: dup(server.descriptor))
+        let message = try WorkerRequest.process(Self.frame, Self.settings, Self.context).encoded(shared: server)
+        #expect(message.count < 4000)
+        let (header, body) = Self.split(message)
+        #expect(header.attachmentsShared && header.attachmentSizes.first == 100_000)
+        guard case .process(let decoded, _, _) = try WorkerRequest.decode(header: header, body: body, shared: worker)
+        else {
+            Issue.record("not a process request")
+            return
+        }
+        #expect(decoded == Self.frame)
+        // Without the memory the message cannot be read.
+        #expect(throws: DecodingError.self) { try WorkerRequest.decode(header: header, body: body) }
+    }
+
+    @Test func aFrameLargerThanTheSharedMemoryTravelsInline() throws {
+        let server = try SharedFrameMemory(capacity: 64 << 10)
+        let message = try WorkerRequest.process(Self.frame, Self.settings, Self.context).encoded(shared: server)
+        #expect(message.count > 100_000)
+        let (header, body) = Self.split(message)
+        #expect(!header.attachmentsShared)
+        guard case .process(let decoded, _, _) = try WorkerRequest.decode(header: header, body: body, shared: server)
+        else {
+            Issue.record("not a process request")
+            return
+        }
+        #expect(decoded == Self.frame)
+    }
+
+    @Test func sharedAttachmentsPastTheMemorysEndAreRefused() throws {
+        let memory = try SharedFrameMemory(capacity: 64 << 10)
+        let value = try WorkerCodec.encode(WorkerRequest.cancel(serial: 1))
+        var (header, body) = Self.split(value)
+        header.attachmentSizes = [UInt32(memory.capacity) + 1]
+        header.attachmentsShared = true
+        #expect(throws: DecodingError.self) {
+            try WorkerRequest.decode(header: header, body: body, shared: memory)
+        }
+        // A body that is not the size its header says is refused too.
+        header.attachmentSizes = []
+        body.append(0)
+        #expect(throws: DecodingError.self) { try WorkerRequest.decode(header: header, body: body, shared: memory) }
+    }
+
+    /// A 10 MB raw frame takes 10 MB of shared memory while it is read; once answered, all but
+    /// the first `keptBytes` are given back, and a camera-sized frame keeps its pages.
+    @Test func aLargeFramesPagesAreGivenBackOnceAnswered() throws {
+        let memory = try SharedFrameMemory(capacity: 16 << 20)
+        #expect(memory.residentBytes == 0)
+        #expect(memory.write([[UInt8](repeating: 7, count: 10 << 20)]))
+        #expect(memory.residentBytes >= 10 << 20)
+        memory.releaseLargeFrames()
+        #expect(memory.residentBytes <= SharedFrameMemory.keptBytes)
+        #expect(memory.write([[UInt8](repeating: 7, count: 1 << 20)]))
+        memory.releaseLargeFrames()
+        #expect(memory.residentBytes >= 1 << 20)
+        #expect(!memory.write([[UInt8](repeating: 7, count: 16 << 20), [1]]))
     }
 }
