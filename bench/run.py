@@ -20,9 +20,12 @@ frames, in one run on this machine, written to BENCHMARKS.md with a freshness ch
   6. corpus      bench/corpus (public images, hand-made truth): CER per kind and script for the
                  CLI, --detector tesseract, FAST and ACCURATE; tune and held-out parts apart.
   7. tilt        lines turned -30..30 degrees found as one line and read; text-free frames
+                 answered empty; the detector against --detector tesseract.
   8. vertical    generated columns of vertical Chinese and Japanese read top to bottom, right to left
   9. scripts     line by line: each line's script found and read by its engine, named, automatic, combined
-                 answered empty; the detector against --detector tesseract.
+ 10. isolation   engines in worker processes (the default) against engines in the server's
+                 process, both servers up: one stream per-pair latency ratio, saturated frames/s
+                 and CPU per recognized frame in paired windows (bench/side_by_side.py).
 
 The machine is shared, so what is compared is measured side by side: the one-stream latencies
 of the floor, Legible, the FIFO peer and the CLI in 8 short rounds, and the saturated runs of
@@ -855,6 +858,22 @@ def write_report(path, r, chart_name):
                   "detection, twice, each session reading a Latin + Devanagari and a Japanese + Latin sign "
                   "(`--replicas-per-script 1`, one worker; memory of legibled and its engine worker processes, PSS):", ""]
         lines += script_lines.memory_lines(r["scripts"]["memory"])
+    if r.get("isolation"):
+        iso = r["isolation"]
+        lines += ["", "## 10. Engines in worker processes (`bench/side_by_side.py`, `make bench-isolation`)", "",
+                  "The same legibled with `--engine-isolation process` (the default: each engine's pipeline in a "
+                  "worker process, frames through shared memory) and `--engine-isolation none` (engines on threads "
+                  "of the server's process), both servers up at once. One stream: the 720p fixture to each in turn, "
+                  "%d frames each, the median of the per-pair ratios. Saturated: %d pairs of 8 s windows, 4 sessions "
+                  "offered ~47 frames/s, after a warm-up that loads every replica; the server's CPU (its threads and "
+                  "its workers') per recognized frame; the medians of the pairs' ratios." % (
+                      ISOLATION_RUNS, ISOLATION_PAIRS), "",
+                  "| measure | in the server's process | in worker processes | workers / in process |",
+                  "|---|---:|---:|---:|"]
+        for key, label in (("one_stream_ms", "one stream, ms (median)"), ("saturated_paired_fps", "saturated, frames/s"),
+                           ("saturated_paired_cpu_ms", "CPU per recognized frame, ms")):
+            lines.append("| %s | %.2f | %.2f | %.3f |" % (label, iso[key]["before"], iso[key]["after"],
+                                                         iso[key]["after/before"]))
     lines += ["", "## Commands", "", "```"] + COMMANDS + ["```", "",
               "`make bench` = `bench/peers/setup.sh` (idempotent: apt packages, tesserocr built from source) + "
               "`swift build -c release` + `python3 bench/run.py`. The older targets still run alone: `make bench-overhead` "
@@ -863,6 +882,24 @@ def write_report(path, r, chart_name):
               "`bench/out/bench.json` (not committed).", ""]
     with open(path, "w") as f:
         f.write("\n".join(lines))
+
+
+ISOLATION_PAIRS, ISOLATION_RUNS = 8, 40
+
+
+def isolation_cost(binary):
+    """What keeping the engines in worker processes costs (the default, --engine-isolation
+    process, against none), side by side with both servers up: one stream's per-pair latency
+    ratio, and saturated frames/s and CPU per recognized frame in paired windows
+    (bench/side_by_side.py, the paired measures of make bench-isolation)."""
+    path = os.path.join(OUT, "isolation-bench.json")
+    argv = [sys.executable, os.path.join(HERE, "side_by_side.py"), "--before", binary, "--before-flags",
+            "--engine-isolation none", "--after", binary, "--after-flags", "--engine-isolation process",
+            "--rounds", "0", "--pairs", str(ISOLATION_PAIRS), "--runs", str(ISOLATION_RUNS), "--json", path]
+    subprocess.run(argv, env=ENV, check=True, stdout=subprocess.DEVNULL)
+    note_command(["python3"] + [os.path.relpath(x, ROOT) if x.startswith(ROOT) else x for x in argv[1:]])
+    with open(path) as f:
+        return json.load(f)["summary"]
 
 
 def sum_counts(rows):
@@ -1033,6 +1070,10 @@ def main():
     r["scripts"] = script_lines.measure(a.legibled, script_lines.seeds("100-104"), lambda line: log("scripts", line))
     r["scripts"]["memory"] = script_lines.pool_memory(a.legibled, log=lambda line: log("scripts", line))
 
+    log("10. engines in worker processes against engines in the server's process")
+    r["isolation"] = isolation_cost(a.legibled)
+    log(json.dumps(r["isolation"]))
+
     # Overall camera sets: each distinct frame (by its bytes) once.
     def distinct(rows):
         seen, out = set(), []
@@ -1072,6 +1113,18 @@ def main():
                   "%.2f / %.2f frames/s" % (sp["rate"], fifo["saturated"]["rate"]), "%.3f" % pf_ratio, "≥ 1", goal(pf_ratio >= 1)))
     goals.append(("(contrast) Legible's line path / tesserocr-fifo: different work (detector + each line read alone)",
                   "%.2f / %.2f frames/s" % (sat["rate"], fifo["saturated"]["rate"]), "%.3f" % f_ratio, "–", "not a goal"))
+    iso = r["isolation"]
+    goals.append(("isolation: one stream, engines in worker processes / in the server's process (paired)",
+                  "%.1f / %.1f ms" % (iso["one_stream_ms"]["after"], iso["one_stream_ms"]["before"]),
+                  "%.3f" % iso["one_stream_ms"]["after/before"], "≤ 1.02", goal(iso["one_stream_ms"]["after/before"] <= 1.02)))
+    goals.append(("isolation: saturated frames/s, worker processes / server's process (paired windows)",
+                  "%.2f / %.2f frames/s" % (iso["saturated_paired_fps"]["after"], iso["saturated_paired_fps"]["before"]),
+                  "%.3f" % iso["saturated_paired_fps"]["after/before"], "≥ 0.98",
+                  goal(iso["saturated_paired_fps"]["after/before"] >= 0.98)))
+    goals.append(("isolation: CPU per recognized frame, worker processes / server's process (paired windows)",
+                  "%.1f / %.1f ms" % (iso["saturated_paired_cpu_ms"]["after"], iso["saturated_paired_cpu_ms"]["before"]),
+                  "%.3f" % iso["saturated_paired_cpu_ms"]["after/before"], "≤ 1.02",
+                  goal(iso["saturated_paired_cpu_ms"]["after/before"] <= 1.02)))
     fl = r["freshness"]["legible"]
     age_ratio = fl["p99_ms"] / rec
     is_flat, growth = flat(fl["windows"])

@@ -107,7 +107,8 @@ def main():
     p.add_argument("--before-flags", default="", help="legibled flags of the earlier build's server")
     p.add_argument("--after-flags", default="", help="legibled flags of the judged build's server (the same "
                    "binary with other flags compares two settings: make bench-isolation)")
-    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=3, help="rounds with their own server starts (0: none, only "
+                   "the paired measures, as make bench runs it)")
     p.add_argument("--pairs", type=int, default=8, help="paired saturated windows, both servers up")
     p.add_argument("--window-seconds", type=float, default=8, help="seconds of each paired window")
     p.add_argument("--runs", type=int, default=60, help="one-stream frames per build, paired")
@@ -134,7 +135,7 @@ def main():
     bench.log("one stream, paired: %s, median per-pair ratio after/before %.3f" % (json.dumps(medians), pair_ratio))
     summary = {"one_stream_ms": {"before": round(medians["before"], 2), "after": round(medians["after"], 2),
                                  "after/before": round(pair_ratio, 3)}}
-    for key in ("saturated_fps", "saturated_cpu_ms", "p50_age_ms", "p99_age_ms"):
+    for key in ("saturated_fps", "saturated_cpu_ms", "p50_age_ms", "p99_age_ms") if a.rounds else ():
         before = statistics.median(r[key] for r in rows["before"])
         after = statistics.median(r[key] for r in rows["after"])
         # Each round's two runs were next to each other: the median of the rounds' ratios.
