@@ -168,7 +168,7 @@ SANITIZER_REPORTS = $(CURDIR)/.build/$(1)/reports
 
 test-asan: deps python-proto ## Swift tests, then the end-to-end suite, under AddressSanitizer + LeakSanitizer.
 	SWIFT_BACKTRACE=enable=no TBB_ENABLE_SANITIZERS=1 LSAN_OPTIONS=$(LSAN_SUPPRESSIONS) \
-	  swift test --sanitize=address --build-path .build/asan
+	  ASAN_OPTIONS=fast_unwind_on_malloc=0:malloc_context_size=6 swift test --sanitize=address --build-path .build/asan
 	rm -rf $(call SANITIZER_REPORTS,asan) && mkdir -p $(call SANITIZER_REPORTS,asan)
 	cd clients/python && SWIFT_BACKTRACE=enable=no TBB_ENABLE_SANITIZERS=1 LSAN_OPTIONS=$(LSAN_SUPPRESSIONS) \
 	  ASAN_OPTIONS=log_path=$(call SANITIZER_REPORTS,asan)/asan LEGIBLE_SANITIZED=1 \
