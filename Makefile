@@ -27,7 +27,7 @@ PY_PROTO_OUT := clients/python/legible_client/proto
 
 .PHONY: deps print-apt-packages check-packages build release run test test-swift test-python python-proto bench \
 	bench-setup bench-isolation bench-throughput bench-overhead bench-imaging bench-models bench-load bench-sessions bench-corpus bench-tilt bench-vertical bench-scripts soak profile check-load-html check-deploy clean \
-	fuzz fuzz-build test-asan test-tsan leak-check format lint
+	fuzz fuzz-build test-asan test-tsan leak-check format lint quantize-detector
 
 deps: ## Install the Debian and PyPI packages that are missing.
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
@@ -165,6 +165,15 @@ bench-all: bench bench-imaging bench-models bench-sessions bench-load ## make be
 FUZZ_SECONDS ?= 60
 LSAN_SUPPRESSIONS := suppressions=$(CURDIR)/scripts/sanitizers/lsan.supp
 SANITIZER_REPORTS = $(CURDIR)/.build/$(1)/reports
+
+QUANTIZE_VENV := bench/.cache/quantize-venv
+
+quantize-detector: deps ## Remake models/ch_PP-OCRv4_det_int8.* (the detector in int8) with NNCF in a virtualenv of its own.
+	@dpkg-query -W -f='$${Status}' python3-venv 2>/dev/null | grep -q 'ok installed' || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv; }
+	test -x $(QUANTIZE_VENV)/bin/python || python3 -m venv $(QUANTIZE_VENV)
+	$(QUANTIZE_VENV)/bin/pip install -q openvino==2026.4.1 nncf==3.4.0 pillow numpy
+	$(QUANTIZE_VENV)/bin/python scripts/quantize-detector.py
 
 test-asan: deps python-proto ## Swift tests, then the end-to-end suite, under AddressSanitizer + LeakSanitizer.
 	SWIFT_BACKTRACE=enable=no TBB_ENABLE_SANITIZERS=1 LSAN_OPTIONS=$(LSAN_SUPPRESSIONS) \

@@ -21,7 +21,6 @@ text-free image's CER is undefined, it counts as "empty" or not.
     python3 bench/corpus_accuracy.py --legibled .build/release/legibled [--json bench/out/corpus.json]
 """
 import argparse
-import hashlib
 import io
 import json
 import os
@@ -38,8 +37,8 @@ from PIL import Image  # noqa: E402
 
 import models as bm  # noqa: E402  (CER, Server)
 from legible_client import pb  # noqa: E402
+from corpus_parts import CORPUS, load_corpus, part  # noqa: E402,F401  (corpus.load_corpus, corpus.part elsewhere)
 
-CORPUS = os.path.join(HERE, "corpus")
 SCRIPT_OPTIONS = {
     "latin": [pb.SCRIPT_LATIN], "chinese": [pb.SCRIPT_CHINESE], "devanagari": [pb.SCRIPT_DEVANAGARI],
     "japanese": [pb.SCRIPT_JAPANESE], "korean": [pb.SCRIPT_KOREAN],
@@ -50,28 +49,6 @@ SYSTEMS = ("cli", "legible-tesseract", "legible-fast", "legible-accurate")
 # Not in the default set: FAST with automatically_detect_script and no script named (a camera
 # client that does not know what it will see).
 EXTRA_SYSTEMS = ("legible-auto",)
-
-
-# Images whose results were looked at while the line path was developed: they belong to the
-# tune part whatever their hash (the page rule was written after reading this page's output).
-SEEN_IN_DEVELOPMENT = {"latin-page-unlv-what-kids-need", "latin-page-unlv-dubrovnik"}
-
-
-def part(image_id):
-    if image_id in SEEN_IN_DEVELOPMENT:
-        return "tune"
-    return "tune" if int(hashlib.sha1(image_id.encode()).hexdigest(), 16) % 3 == 0 else "held-out"
-
-
-def load_corpus():
-    with open(os.path.join(CORPUS, "manifest.json")) as f:
-        manifest = json.load(f)
-    entries = manifest["images"] if isinstance(manifest, dict) else manifest
-    for entry in entries:
-        with open(os.path.join(CORPUS, "truth", entry["id"] + ".txt"), encoding="utf-8") as f:
-            entry["truth"] = f.read()
-        entry["part"] = part(entry["id"])
-    return entries
 
 
 def scripts_of(entry):

@@ -6,6 +6,8 @@
 #                                 /usr/local/lib/legible/openvino-2026.4.1/{lib,include}
 #   rapidocr_onnxruntime==1.4.4   models/*.onnx -> /usr/local/share/legible/models/
 #   rapidocr==3.10.0              models/PP-OCRv6_rec_small.onnx (ACCURATE's second reader) -> the same
+# and, from this repository, models/ch_PP-OCRv4_det_int8.{xml,bin} (the detector quantized to int8
+# by scripts/quantize-detector.py; legibled's default) -> the same folder.
 # Each recognition model's character list is copied out of its ONNX metadata ("character") into
 # NAME.characters.txt, one per line, beside it: an ONNX file is a protobuf
 # ModelProto, read here with the protobuf package requirements.txt installs and the few message
@@ -37,19 +39,24 @@ MODELS=(ch_PP-OCRv4_det_infer.onnx ch_PP-OCRv4_rec_infer.onnx ch_ppocr_mobile_v2
 MODELS3=(PP-OCRv6_rec_small.onnx)
 RECOGNIZERS=(ch_PP-OCRv4_rec_infer PP-OCRv6_rec_small)
 CHARACTERS=("${RECOGNIZERS[@]/%/.characters.txt}")
+REPOSITORY=$(cd "$(dirname "$0")/.." && pwd)
+QUANTIZED=(ch_PP-OCRv4_det_int8.xml ch_PP-OCRv4_det_int8.bin)
+QUANTIZED_DIGEST=$(cd "$REPOSITORY/models" && cat "${QUANTIZED[@]}" | sha256sum | cut -d' ' -f1)
 
 PREFIX=${LEGIBLE_OPENVINO_PREFIX:-/usr/local/lib/legible/openvino-$OPENVINO_VERSION}
 MODEL_DIR=${LEGIBLE_MODEL_DIR:-/usr/local/share/legible/models}
 PC_FILE=${LEGIBLE_OPENVINO_PC:-/usr/local/lib/pkgconfig/legible-openvino.pc}
 WHEELS_DIR=${WHEELS_DIR:-/tmp/wheels}
 STAMP="$PREFIX/.installed"
-STAMP_TEXT="openvino $OPENVINO_SHA256 rapidocr_onnxruntime $RAPIDOCR_SHA256 rapidocr $RAPIDOCR3_SHA256"
+STAMP_TEXT="openvino $OPENVINO_SHA256 rapidocr_onnxruntime $RAPIDOCR_SHA256 rapidocr $RAPIDOCR3_SHA256 int8 $QUANTIZED_DIGEST"
 
 in_place() {
   [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$STAMP_TEXT" ] || return 1
   [ -e "$PREFIX/lib/libopenvino_c.so" ] && [ -f "$PREFIX/lib/libopenvino_intel_cpu_plugin.so" ] || return 1
   [ -f "$PREFIX/include/openvino/c/openvino.h" ] && [ -f "$PC_FILE" ] || return 1
-  for model in "${MODELS[@]}" "${MODELS3[@]}" "${CHARACTERS[@]}" LICENSE; do [ -f "$MODEL_DIR/$model" ] || return 1; done
+  for model in "${MODELS[@]}" "${MODELS3[@]}" "${CHARACTERS[@]}" "${QUANTIZED[@]}" LICENSE; do
+    [ -f "$MODEL_DIR/$model" ] || return 1
+  done
 }
 if in_place; then exit 0; fi
 
@@ -170,6 +177,7 @@ EOF
 
 mkdir -p "$MODEL_DIR"
 for model in "${MODELS[@]}" "${MODELS3[@]}" "${CHARACTERS[@]}"; do install -m 644 "$work/models/$model" "$MODEL_DIR/$model"; done
+for model in "${QUANTIZED[@]}"; do install -m 644 "$REPOSITORY/models/$model" "$MODEL_DIR/$model"; done
 {
   echo "The models in this folder are PaddleOCR's (https://github.com/PaddlePaddle/PaddleOCR),"
   echo "converted to ONNX by RapidOCR, licensed under the Apache License 2.0. They were taken from"
@@ -180,6 +188,8 @@ for model in "${MODELS[@]}" "${MODELS3[@]}" "${CHARACTERS[@]}"; do install -m 64
   echo "folder rapidocr/models/ (its attribution notice, MODEL_LICENSES.md, follows below):"
   for model in "${MODELS3[@]}"; do echo "  $model"; done
   echo "and ${CHARACTERS[*]}, the character lists in the recognition models' metadata."
+  echo "${QUANTIZED[*]} is ch_PP-OCRv4_det_infer.onnx quantized to int8 by NNCF"
+  echo "(Legible's scripts/quantize-detector.py), under the same licence."
   echo
   cat "$PREFIX/share/licenses/LICENSE"
   echo

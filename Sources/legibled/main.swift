@@ -52,8 +52,10 @@ let command = Command(
                 "How text mode finds lines: pp-ocrv4 (a neural detector finds each line at any angle; each is read alone, in reading order) or tesseract (Tesseract's own layout analysis of the whole frame).",
             default: "pp-ocrv4"),
         .value(
-            "detector-model", valueName: "path", help: "PP-OCRv4's text detection model (ONNX).",
-            default: "/usr/local/share/legible/models/ch_PP-OCRv4_det_infer.onnx, installed by make deps"),
+            "detector-model", valueName: "path",
+            help:
+                "PP-OCRv4's text detection model: the int8 one made by scripts/quantize-detector.py (OpenVINO IR), or the float ONNX model beside it (ch_PP-OCRv4_det_infer.onnx, twice as slow).",
+            default: "/usr/local/share/legible/models/ch_PP-OCRv4_det_int8.xml, installed by make deps"),
         .value(
             "detector-max-side", valueName: "px",
             help: "The detector sees frames scaled to at most this long side (a multiple of 32).", default: "960"),
