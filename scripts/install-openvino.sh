@@ -7,7 +7,7 @@
 #   rapidocr_onnxruntime==1.4.4   models/*.onnx -> /usr/local/share/legible/models/
 #   rapidocr==3.10.0              models/PP-OCRv6_rec_small.onnx (ACCURATE's second reader) -> the same
 # and, from this repository, models/ch_PP-OCRv4_det_int8.{xml,bin} (the detector quantized to int8
-# by scripts/quantize-detector.py; legibled's default) -> the same folder.
+# by scripts/quantize-detector.py; --detector-model, not the default) -> the same folder.
 # Each recognition model's character list is copied out of its ONNX metadata ("character") into
 # NAME.characters.txt, one per line, beside it: an ONNX file is a protobuf
 # ModelProto, read here with the protobuf package requirements.txt installs and the few message

@@ -10,8 +10,8 @@ up to 640 px, sides rounded to multiples of 32, three equal channels normalised 
 ImageNet's mean and std). The held-out part is never seen here.
 
 Its output, models/ch_PP-OCRv4_det_int8.{xml,bin}, is checked in (a fresh machine needs no
-NNCF); scripts/install-openvino.sh copies it beside the float model, and it is legibled's
-default --detector-model. Needs a virtualenv with the pinned packages, which `make
+NNCF); scripts/install-openvino.sh copies it beside the float model, for legibled's
+--detector-model (not the default: it reads worse, see models/README.md). Needs a virtualenv with the pinned packages, which `make
 quantize-detector` makes:
 
     python3 scripts/quantize-detector.py --float-model /usr/local/share/legible/models/ch_PP-OCRv4_det_infer.onnx

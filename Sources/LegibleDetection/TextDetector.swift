@@ -86,12 +86,11 @@ public final class TextDetector {
         public var total: Double { compile + preprocess + inference + postprocess }
     }
 
-    /// Where scripts/install-openvino.sh puts the model: PP-OCRv4's detector quantized to int8
-    /// (scripts/quantize-detector.py, checked in under models/), which infers a 960×544 input
-    /// in about half the float model's time and found the same lines on the detector fixtures.
-    public static let defaultModelPath = "/usr/local/share/legible/models/ch_PP-OCRv4_det_int8.xml"
-    /// The float model it was made from (`--detector-model` takes either).
-    public static let floatModelPath = "/usr/local/share/legible/models/ch_PP-OCRv4_det_infer.onnx"
+    /// Where scripts/install-openvino.sh puts the model.
+    public static let defaultModelPath = "/usr/local/share/legible/models/ch_PP-OCRv4_det_infer.onnx"
+    /// The same model quantized to int8 (scripts/quantize-detector.py, checked in under models/):
+    /// half the inference time, but it read real and generated frames worse (README, "Detector").
+    public static let int8ModelPath = "/usr/local/share/legible/models/ch_PP-OCRv4_det_int8.xml"
 
     public let options: Options
     public private(set) var lastTimings = Timings()

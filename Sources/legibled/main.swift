@@ -54,8 +54,8 @@ let command = Command(
         .value(
             "detector-model", valueName: "path",
             help:
-                "PP-OCRv4's text detection model: the int8 one made by scripts/quantize-detector.py (OpenVINO IR), or the float ONNX model beside it (ch_PP-OCRv4_det_infer.onnx, twice as slow).",
-            default: "/usr/local/share/legible/models/ch_PP-OCRv4_det_int8.xml, installed by make deps"),
+                "PP-OCRv4's text detection model (ONNX, or OpenVINO IR). ch_PP-OCRv4_det_int8.xml beside it, the same model in int8, detects in half the time but reads worse (README, Detector).",
+            default: "/usr/local/share/legible/models/ch_PP-OCRv4_det_infer.onnx, installed by make deps"),
         .value(
             "detector-max-side", valueName: "px",
             help: "The detector sees frames scaled to at most this long side (a multiple of 32).", default: "960"),

@@ -30,10 +30,14 @@ func fixture(_ name: String) throws -> (image: GrayImage, truth: [DetectedLine])
     /// Each true line is matched by exactly one detected line with polygon IoU ≥ 0.5 (the
     /// rotated quads themselves: axis-aligned boxes of a 20° line would overlap its neighbours),
     /// and nothing else is detected.
-    @Test(arguments: ["level", "tilt+20", "tilt-20", "turned90", "light-on-dark", "cluttered"])
-    func findsEachLine(name: String) throws {
+    /// The default (float) model, and the int8 one `make deps` installs beside it for
+    /// `--detector-model` (scripts/quantize-detector.py): each finds every fixture line once.
+    @Test(
+        arguments: ["level", "tilt+20", "tilt-20", "turned90", "light-on-dark", "cluttered"],
+        [TextDetector.defaultModelPath, TextDetector.int8ModelPath])
+    func findsEachLine(name: String, model: String) throws {
         let (image, truth) = try fixture(name)
-        let lines = try TextDetector().detect(image)
+        let lines = try TextDetector(modelPath: model).detect(image)
         for expected in truth {
             let matches = lines.filter { $0.overlapRatio(expected) >= 0.5 }
             #expect(matches.count == 1, "\(name): \(expected.corners) matched by \(matches.count) of \(lines)")
