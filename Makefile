@@ -177,7 +177,8 @@ quantize-detector: deps ## Remake models/ch_PP-OCRv4_det_int8.* (the detector in
 
 test-asan: deps python-proto ## Swift tests, then the end-to-end suite, under AddressSanitizer + LeakSanitizer.
 	SWIFT_BACKTRACE=enable=no TBB_ENABLE_SANITIZERS=1 LSAN_OPTIONS=$(LSAN_SUPPRESSIONS) \
-	  ASAN_OPTIONS=fast_unwind_on_malloc=0:malloc_context_size=6 swift test --sanitize=address --build-path .build/asan
+	  ASAN_OPTIONS=fast_unwind_on_malloc=0:malloc_context_size=6 LEGIBLE_SANITIZED=1 \
+	  swift test --sanitize=address --build-path .build/asan
 	rm -rf $(call SANITIZER_REPORTS,asan) && mkdir -p $(call SANITIZER_REPORTS,asan)
 	cd clients/python && SWIFT_BACKTRACE=enable=no TBB_ENABLE_SANITIZERS=1 LSAN_OPTIONS=$(LSAN_SUPPRESSIONS) \
 	  ASAN_OPTIONS=log_path=$(call SANITIZER_REPORTS,asan)/asan LEGIBLE_SANITIZED=1 \
@@ -185,7 +186,7 @@ test-asan: deps python-proto ## Swift tests, then the end-to-end suite, under Ad
 	scripts/sanitizers/check-reports.sh $(call SANITIZER_REPORTS,asan)
 
 test-tsan: deps python-proto ## Swift tests, then the end-to-end suite, under ThreadSanitizer.
-	SWIFT_BACKTRACE=enable=no TBB_ENABLE_SANITIZERS=1 swift test --sanitize=thread --build-path .build/tsan
+	SWIFT_BACKTRACE=enable=no TBB_ENABLE_SANITIZERS=1 LEGIBLE_SANITIZED=1 swift test --sanitize=thread --build-path .build/tsan
 	rm -rf $(call SANITIZER_REPORTS,tsan) && mkdir -p $(call SANITIZER_REPORTS,tsan)
 	cd clients/python && SWIFT_BACKTRACE=enable=no TBB_ENABLE_SANITIZERS=1 \
 	  TSAN_OPTIONS=log_path=$(call SANITIZER_REPORTS,tsan)/tsan \
