@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-from conftest import REPO, Server
+from conftest import REPO, SLOWDOWN, Server
 from legible_client import Stream, build_image, pb
 from test_end_to_end import cer as plain_cer
 
@@ -298,7 +298,9 @@ def test_one_engine_per_script_whatever_the_sessions_combine(tmp_path):
     one engine per script (replicas 1): no engine holds two models."""
     import itertools
     import re
-    private = Server()
+    # Each pair's first frame waits for its engines to load: under a sanitizer that can outlast
+    # the default 10 s frame budget, which is not what this test is about.
+    private = Server("--frame-deadline-ms", str(10_000 * SLOWDOWN))
     try:
         image, _ = cf.mixed_scene(("latin", "devanagari"))
         for pair in itertools.combinations(list(SCRIPT_ENUMS.values()), 2):
