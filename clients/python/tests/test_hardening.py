@@ -183,25 +183,25 @@ def test_two_thousand_idle_connections_do_not_lock_out_a_new_client():
     ("--max-connections-per-peer", "uid %d has --max-connections-per-peer" % os.getuid()),
 ])
 def test_past_a_connection_limit_of_started_sessions_a_newcomer_is_refused(flag, reason):
-    server = Server(flag, "3")
+    port = free_port()
+    server = Server(flag, "3", "--metrics", f"tcp:127.0.0.1:{port}")
     try:
+        def connections():
+            return samples(get(port, "/metrics")[1]).get("legible_connections")
+
         sessions = [started(server, recognize_unchanged=True) for _ in range(3)]
         newcomer = raw_connect(server)
         (error,) = fatal_errors([newcomer], 3 * SLOWDOWN).values()
         assert error.code == RESOURCE_EXHAUSTED and error.fatal and reason in error.message, error
         # An idle connection among them gives way instead: close one session, open an idle one,
-        # and the next newcomer takes the idle one's place.
+        # and the next newcomer takes the idle one's place. The server's own count is waited on
+        # at each step (it learns of a close when its loop next runs), never a guessed time.
+        newcomer.close()
         sessions.pop().close()
-        idle = None
-        for _ in range(50):  # the closed session leaves the server's count within a moment
-            idle = raw_connect(server)
-            if not fatal_errors([idle], 0.1 * SLOWDOWN):
-                break
-            idle.close()
-            # A refusal comes back at once, so the 50 tries last a few ms: enough for a normal
-            # build to see the close (1-3 tries), not for a sanitizer's (5-25 ms): space them.
-            if SANITIZED:
-                time.sleep(0.02)
+        wait_for(lambda: connections() == 2, timeout=10 * SLOWDOWN, what="the closed session uncounted")
+        idle = raw_connect(server)
+        wait_for(lambda: connections() == 3, timeout=10 * SLOWDOWN, what="the idle connection counted")
+        assert not fatal_errors([idle], 0.2), "the idle connection was refused below the limit"
         newcomer = started(server, recognize_unchanged=True)
         (error,) = fatal_errors([idle], 3 * SLOWDOWN).values()
         assert "make room" in error.message, error
