@@ -121,12 +121,17 @@ public struct TextElement: Sendable, Hashable, Codable {
     /// The rotated box when the word is not axis-aligned (read from a detected line); `frame`
     /// holds it.
     public var quad: Quad?
+    /// Whether the reader's dictionary holds the word (Tesseract's `WordIsFromDictionary`); nil
+    /// from a reader without one. `eng` reads "HÔPITAL" as "HOPITAL", a word outside it.
+    public var isDictionaryWord: Bool?
 
     public init(
         text: String, frame: Rect, confidence: Float, recognizedLanguages: [String], symbols: [TextSymbol] = [],
-        candidates: [Candidate] = [], recognizedBreak: RecognizedBreak? = nil, quad: Quad? = nil
+        candidates: [Candidate] = [], recognizedBreak: RecognizedBreak? = nil, quad: Quad? = nil,
+        isDictionaryWord: Bool? = nil
     ) {
         self.quad = quad
+        self.isDictionaryWord = isDictionaryWord
         self.text = text
         self.frame = frame
         self.confidence = confidence

@@ -29,6 +29,9 @@ public struct PipelineFactory: Sendable {
         public var fastSecondOpinionBelow: Float
         /// The PP-OCR model of those second readings.
         public var secondOpinionModel: String
+        /// `eng`'s lines with words outside its dictionary are read again for their accents
+        /// (`--accent-check`; `SecondOpinionRecognizer.checksAccents`).
+        public var checksAccents: Bool
         /// Replaces Tesseract (tests, calibration): no detector, no second opinion.
         public var recognizerFactory: RecognizerFactory?
         /// A page image this noisy is refused before Tesseract's layout (`NoiseGate`, `--max-noise`).
@@ -38,9 +41,10 @@ public struct PipelineFactory: Sendable {
             tessdata: String, maxPixels: Int, detector: (model: String, options: TextDetector.Options)?,
             minimumLineConfidence: Float,
             ppOCRScripts: Set<Script>, recognitionModel: String, secondOpinionBelow: Float,
-            fastSecondOpinionBelow: Float, secondOpinionModel: String, recognizerFactory: RecognizerFactory?,
-            maximumNoise: Double = NoiseGate.defaultMaximumShare
+            fastSecondOpinionBelow: Float, secondOpinionModel: String, checksAccents: Bool = true,
+            recognizerFactory: RecognizerFactory?, maximumNoise: Double = NoiseGate.defaultMaximumShare
         ) {
+            self.checksAccents = checksAccents
             self.maximumNoise = maximumNoise
             self.tessdata = tessdata
             self.maxPixels = maxPixels
@@ -108,7 +112,8 @@ public struct PipelineFactory: Sendable {
             {
                 engine = SecondOpinionRecognizer(
                     base: engine, second: second, below: settings.secondOpinionBelow,
-                    fastBelow: settings.fastSecondOpinionBelow)
+                    fastBelow: settings.fastSecondOpinionBelow,
+                    checksAccents: settings.checksAccents && key.models == [Self.modelWithoutAccents])
             }
         }
         // The first engine makes (and warms up) the first detector, so that neither a missing
@@ -119,6 +124,10 @@ public struct PipelineFactory: Sendable {
             lineReader: LineReader(minimumConfidence: settings.minimumLineConfidence), tessdata: tessdata,
             limits: ImageLimits(maxPixels: settings.maxPixels))
     }
+
+    /// The Latin model without accented capitals and with few accented letters at all, whose
+    /// lines the accent check reads again.
+    static let modelWithoutAccents = "eng"
 
     /// The second reader of an engine's unsure lines (ACCURATE's and FAST's): PP-OCRv6's model
     /// for Latin (kept to Latin letters), Chinese and Japanese; `hin` for `Devanagari` and back;

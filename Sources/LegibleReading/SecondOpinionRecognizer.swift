@@ -14,16 +14,23 @@ public final class SecondOpinionRecognizer: Recognizer {
     public let below: Float
     /// FAST asks the second reader too, about lines read with a confidence under this (0: never).
     public let fastBelow: Float
+    /// The base model reads Latin without accents (`eng`): at every level, a line with a word
+    /// outside its dictionary is also read by the second model, whose reading is kept when it
+    /// has the same letters with accents ("HOPITAL" → "HÔPITAL").
+    public let checksAccents: Bool
 
     public var key: EngineKey { base.key }
     public var cancellation: RecognitionCancellation { base.cancellation }
     public var readsTallLinesAsColumns: Bool { base.readsTallLinesAsColumns }
 
-    public init(base: any Recognizer, second: any Recognizer, below: Float, fastBelow: Float = 0) {
+    public init(
+        base: any Recognizer, second: any Recognizer, below: Float, fastBelow: Float = 0, checksAccents: Bool = false
+    ) {
         self.base = base
         self.second = second
         self.below = below
         self.fastBelow = fastBelow
+        self.checksAccents = checksAccents
     }
 
     public func recognize(_ image: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)
@@ -47,14 +54,32 @@ public final class SecondOpinionRecognizer: Recognizer {
     public func secondReading(
         of strip: GrayImage, first: TextLine?, request: RecognitionRequest, job: UInt64, deadline: Duration?
     ) throws(LegibleError) -> TextLine? {
-        guard !request.lineIsColumn, (first?.confidence ?? 0) < secondReadingThreshold(at: request.level) else {
-            return first
-        }
+        let unsure = (first?.confidence ?? 0) < secondReadingThreshold(at: request.level)
+        let accentsInDoubt = checksAccents && first.map(Self.mayHaveLostAccents) == true
+        guard !request.lineIsColumn, unsure || accentsInDoubt else { return first }
         guard let other = try second.recognizeLine(strip, request: request, job: job, deadline: deadline) else {
             return first
         }
         guard let first else { return other }
+        if accentsInDoubt, LatinAccents.differOnlyInAccents(other.text, first.text) {
+            // Both models read the same letters: the accents are the second's to add.
+            var restored = other
+            restored.confidence = max(first.confidence, other.confidence)
+            return restored
+        }
+        guard unsure else { return first }
         return other.confidence > first.confidence && !Self.dropsLetters(other, of: first) ? other : first
+    }
+
+    /// Whether a reading by a model without accents may have lost some: it has a word of three
+    /// or more letters (punctuation aside) that the model's dictionary does not hold. English
+    /// lines rarely do ("Order 58213 ships Monday": numbers are not words), French, Spanish or
+    /// German ones almost always ("HOPITAL", "pequeno", "cété").
+    static func mayHaveLostAccents(_ line: TextLine) -> Bool {
+        line.elements.contains { word in
+            word.isDictionaryWord == false && word.text.filter(\.isLetter).count >= 3
+                && word.text.allSatisfy { $0.isLetter || $0.isPunctuation }
+        }
     }
 
     /// A second reading keeps at least this share of the letters and digits of a first reading

@@ -98,6 +98,9 @@ public struct ServerConfiguration: Sendable {
     /// The PP-OCR model of the second readings of Latin, Chinese and Japanese lines
     /// (`--second-opinion-model`); its character list lies beside it.
     public var secondOpinionModel: String = LineTextRecognizer.secondModelPath
+    /// `--accent-check`: `eng`'s lines with a word outside its dictionary are read again by the
+    /// second model, which gives back their accents when it reads the same letters.
+    public var checksAccents = true
     /// With the detector, a session of several scripts has each line read by its script's
     /// engine (`--several-scripts lines`); false keeps one engine of all its models.
     public var readsLinesByScript = true
@@ -147,6 +150,7 @@ public struct ServerConfiguration: Sendable {
             ("second-opinion-below", "\(secondOpinionBelow)"),
             ("fast-second-opinion-below", "\(fastSecondOpinionBelow)"),
             ("second-opinion-model", secondOpinionModel),
+            ("accent-check", checksAccents ? "on" : "off"),
             ("several-scripts", readsLinesByScript ? "lines" : "combined"),
             ("min-line-confidence", "\(minimumLineConfidence)"),
             ("workers", "\(workers)"),
@@ -190,7 +194,7 @@ public struct ServerConfiguration: Sendable {
             minimumLineConfidence: minimumLineConfidence, ppOCRScripts: ppOCRScripts,
             recognitionModel: recognitionModel, secondOpinionBelow: secondOpinionBelow,
             fastSecondOpinionBelow: fastSecondOpinionBelow, secondOpinionModel: secondOpinionModel,
-            recognizerFactory: recognizerFactory, maximumNoise: maxNoise)
+            checksAccents: checksAccents, recognizerFactory: recognizerFactory, maximumNoise: maxNoise)
     }
 
     /// The engine of the default script: loaded at start and kept loaded.

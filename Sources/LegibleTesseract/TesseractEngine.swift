@@ -496,7 +496,8 @@ public final class TesseractEngine: Recognizer {
                     text: bySymbol ? nil : Self.text(iterator, RIL_WORD),
                     frame: Self.frame(page, RIL_WORD),
                     confidence: Self.confidence(iterator, RIL_WORD),
-                    language: language(iterator))
+                    language: language(iterator),
+                    isDictionaryWord: TessResultIteratorWordIsFromDictionary(iterator) != 0)
             }
             // A zero-length word has no symbol at its position (same assert for its choices).
             if bySymbol, Self.hasElement(page, RIL_SYMBOL) {

@@ -62,10 +62,12 @@ struct TreeBuilder {
     }
 
     /// A word begins; `text` is nil when it is to be built from its symbols.
-    mutating func openWord(text: String?, frame: Rect, confidence: Float, language: String?) {
+    mutating func openWord(
+        text: String?, frame: Rect, confidence: Float, language: String?, isDictionaryWord: Bool? = nil
+    ) {
         word = TextElement(
             text: text ?? "", frame: frame, confidence: confidence,
-            recognizedLanguages: language.map { [$0] } ?? [])
+            recognizedLanguages: language.map { [$0] } ?? [], isDictionaryWord: isDictionaryWord)
         wordLanguage = language
         wordChoices = []
     }

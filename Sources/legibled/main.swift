@@ -94,6 +94,11 @@ let command = Command(
                 "PP-OCRv6's text recognition model (ONNX; Chinese, Japanese, Latin with its accents), the second reader of unsure Latin, Chinese and Japanese lines (ACCURATE's and FAST's); its characters in NAME.characters.txt beside it.",
             default: "/usr/local/share/legible/models/PP-OCRv6_rec_small.onnx, installed by make deps"),
         .value(
+            "accent-check", valueName: "on|off",
+            help:
+                "The default Latin model (eng) has few accents: a line of it with a word outside its dictionary (\"HOPITAL\", \"pequeno\") is read again by the second model, and its reading kept when it has the same letters with accents (\"HÔPITAL\"). English lines rarely ask; FAST and ACCURATE alike.",
+            default: "on"),
+        .value(
             "several-scripts", valueName: "lines|combined",
             help:
                 "A session of several scripts, with the detector: each line read by its own script's shared engine (lines), or every line by one engine holding all the session's models (combined, as before; kept to compare).",
@@ -307,6 +312,13 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
     if parsed.isSet("second-opinion-below") { configuration.secondOpinionBelow = try fraction("second-opinion-below") }
     if parsed.isSet("fast-second-opinion-below") {
         configuration.fastSecondOpinionBelow = try fraction("fast-second-opinion-below")
+    }
+    if parsed.isSet("accent-check") {
+        switch parsed.value("accent-check")! {
+        case "on": configuration.checksAccents = true
+        case "off": configuration.checksAccents = false
+        default: throw LegibleError(.invalidArgument, "--accent-check takes on or off")
+        }
     }
     if parsed.isSet("several-scripts") {
         switch parsed.value("several-scripts")! {

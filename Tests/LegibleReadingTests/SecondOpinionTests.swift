@@ -2,17 +2,20 @@ import LegibleCore
 import LegibleReading
 import Testing
 
-/// A recognizer that reads every line as `text` with `confidence`, counting its reads.
+/// A recognizer that reads every line as `text` with `confidence`, counting its reads; each
+/// word listed in `outsideDictionary` is marked as its dictionary does not hold it.
 private final class Scripted: Recognizer {
     let key = EngineKey(models: ["eng"])
     let cancellation = RecognitionCancellation()
     let text: String?
     let confidence: Float
+    let outsideDictionary: Set<String>
     var lineReads = 0
 
-    init(_ text: String?, confidence: Float) {
+    init(_ text: String?, confidence: Float, outsideDictionary: Set<String> = []) {
         self.text = text
         self.confidence = confidence
+        self.outsideDictionary = outsideDictionary
     }
 
     func recognize(_ image: GrayImage, request: RecognitionRequest, job: UInt64, deadline: Duration?)
@@ -25,10 +28,15 @@ private final class Scripted: Recognizer {
         throws(LegibleError) -> TextLine?
     {
         lineReads += 1
+        let box = Rect(x: 0, y: 0, width: 10, height: 10)
         return text.map {
             TextLine(
-                text: $0, frame: Rect(x: 0, y: 0, width: 10, height: 10), confidence: confidence,
-                recognizedLanguages: [], elements: [])
+                text: $0, frame: box, confidence: confidence, recognizedLanguages: [],
+                elements: $0.split(separator: " ").map { word in
+                    TextElement(
+                        text: String(word), frame: box, confidence: confidence, recognizedLanguages: [],
+                        isDictionaryWord: !outsideDictionary.contains(String(word)))
+                })
         }
     }
 }
@@ -94,5 +102,48 @@ private final class Scripted: Recognizer {
         #expect(
             try read(Scripted("3.99 B iil", confidence: 0.6), Scripted("3.99 B", confidence: 0.98), level: .accurate)
                 == "3.99 B")
+    }
+
+    private func readChecking(_ base: Scripted, _ second: Scripted, level: RecognitionLevel) throws -> String? {
+        try SecondOpinionRecognizer(base: base, second: second, below: 0.95, fastBelow: 0.8, checksAccents: true)
+            .recognizeLine(strip, request: RecognitionRequest(level: level), job: 1, deadline: nil)?.text
+    }
+
+    @Test(arguments: [RecognitionLevel.fast, .accurate])
+    func aSureLineWithAWordOutsideTheDictionaryGetsItsAccentsBack(level: RecognitionLevel) throws {
+        let french = Scripted("HOPITAL FRANCAIS FERME", confidence: 0.97, outsideDictionary: ["HOPITAL", "FERME"])
+        #expect(
+            try readChecking(french, Scripted("HÔPITAL FRANÇAIS FERMÉ", confidence: 0.9), level: level)
+                == "HÔPITAL FRANÇAIS FERMÉ")
+        // Other letters than the first reading's: the sure first reading stands.
+        #expect(
+            try readChecking(french, Scripted("HOPITAL FRANÇAIS FERMEE", confidence: 0.99), level: level)
+                == "HOPITAL FRANCAIS FERME")
+    }
+
+    @Test func aLineOfDictionaryWordsNumbersAndShortWordsIsNotAskedAboutAccents() throws {
+        let second = Scripted("Ordér 58213 shîps", confidence: 1)
+        let english = Scripted("Order 58213 ships H", confidence: 0.9, outsideDictionary: ["58213", "H"])
+        #expect(try readChecking(english, second, level: .fast) == "Order 58213 ships H")
+        #expect(second.lineReads == 0)
+        // Without the check (a model with accents), a sure line is the engine's alone.
+        let french = Scripted("HOPITAL", confidence: 0.9, outsideDictionary: ["HOPITAL"])
+        #expect(try read(french, second, level: .fast) == "HOPITAL")
+        #expect(second.lineReads == 0)
+    }
+
+    @Test func readingsThatDifferOnlyInAccents() {
+        #expect(
+            LatinAccents.withoutAccents("HÔPITAL FRANÇAIS FERMÉ, año, Tiếng Việt")
+                == "HOPITAL FRANCAIS FERME, ano, Tieng Viet")
+        #expect(LatinAccents.withoutAccents("Straße Ærø e\u{0301}") == "Straße Ærø e")
+        #expect(LatinAccents.differOnlyInAccents("Café à côté", "Cafe a cote"))
+        #expect(LatinAccents.differOnlyInAccents("à midi", "amidi"))
+        #expect(!LatinAccents.differOnlyInAccents("Cafe", "Cafe"))
+        #expect(!LatinAccents.differOnlyInAccents("Caffè", "Cafe"))
+        // An accent seen but misread: accented letters on both sides may differ.
+        #expect(LatinAccents.differOnlyInAccents("côté", "cété"))
+        #expect(!LatinAccents.differOnlyInAccents("côté", "cete"))
+        #expect(!LatinAccents.differOnlyInAccents("Ordér", "Ardér"))
     }
 }

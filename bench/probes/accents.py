@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Generated multilingual Latin scenes (accents) and plain Latin ones, seeds 100-105, FAST: CER and
-ms with `eng` (the default) and with `--model latin=Latin`. Ad-hoc probe of stop 28.
+ms with `eng` and its accent check (the default), without it, with FAST asking the second model
+under 0.95 as ACCURATE does, and with `--model latin=Latin`. Ad-hoc probe of stops 28 and 33.
 
     python3 bench/probes/accents.py
 """
@@ -15,7 +16,9 @@ for folder in ("bench", "clients/python", "clients/python/tests", "scripts"):
     sys.path.insert(0, os.path.join(REPO, folder))
 import statistics
 import script_lines as sl, models as bm, camera_frames as cf
-configs = {'eng': [], 'Latin': ['--model', 'latin=Latin']}
+configs = {'eng, accent check (default)': [], 'eng, --accent-check off': ['--accent-check', 'off'],
+           'eng, FAST asks the second model under 0.95': ['--accent-check', 'off', '--fast-second-opinion-below', '0.95'],
+           'Latin': ['--model', 'latin=Latin']}
 for name, flags in configs.items():
     server = bm.Server(os.path.join(REPO, '.build/release/legibled'), '--replicas-per-script','1', *flags)
     try:
