@@ -72,6 +72,10 @@ public protocol Recognizer: AnyObject {
     /// model of the script (0: this recognizer has none, or not at this level).
     func secondReadingThreshold(at level: RecognitionLevel) -> Float
 
+    /// Whether the second reader also reads sure lines that may have lost their accents
+    /// (`SecondOpinionRecognizer` over `eng`).
+    var checksAccents: Bool { get }
+
     /// The second model's reading of `strip` when it is surer than `first` (what
     /// `recognizeLine` read of it with `defersSecondReading`), otherwise `first`.
     func secondReading(
@@ -83,6 +87,8 @@ extension Recognizer {
     public var readsTallLinesAsColumns: Bool { false }
 
     public func secondReadingThreshold(at level: RecognitionLevel) -> Float { 0 }
+
+    public var checksAccents: Bool { false }
 
     public func secondReading(
         of strip: GrayImage, first: TextLine?, request: RecognitionRequest, job: UInt64, deadline: Duration?

@@ -58,7 +58,8 @@ public struct LineReader: Sendable {
         _ image: GrayImage, routing: inout ScriptRouting, script: Script, recognizer: some Recognizer,
         request: RecognitionRequest, job: UInt64 = 0, time: TimeLimit = TimeLimit(nil)
     ) throws(LegibleError) {
-        routing.setSecondReadingThreshold(recognizer.secondReadingThreshold(at: request.level), for: script)
+        routing.setSecondReadingThreshold(
+            recognizer.secondReadingThreshold(at: request.level), checksAccents: recognizer.checksAccents, for: script)
         var deferred = request
         deferred.defersSecondReading = true
         while routing.nextScript == script {

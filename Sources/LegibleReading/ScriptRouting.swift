@@ -52,6 +52,9 @@ public struct ScriptRouting: Sendable, Codable {
     /// Per script whose engine has read, the confidence under which its second reader reads a
     /// line again (`Recognizer.secondReadingThreshold`; 0: it has none).
     public private(set) var secondReadingBelow: [Script: Float] = [:]
+    /// Scripts whose second reader also reads a sure line that may have lost its accents
+    /// (`SecondOpinionRecognizer.checksAccents`).
+    public private(set) var checksAccents: Set<Script> = []
 
     /// One recognizer's reading of a line.
     public struct Reading: Sendable, Codable {
@@ -111,14 +114,15 @@ public struct ScriptRouting: Sendable, Codable {
     /// `secondReadingMargin` of it (beside a sure reading, only those within that margin of
     /// the sure one); for a line nobody read, the first script's.
     func secondReaders(of index: Int) -> [Script] {
-        func asks(_ script: Script, _ confidence: Float) -> Bool {
-            confidence < (secondReadingBelow[script] ?? 0)
+        func asks(_ script: Script, _ line: TextLine?) -> Bool {
+            (line?.confidence ?? 0) < (secondReadingBelow[script] ?? 0)
+                || (checksAccents.contains(script) && line.map(SecondOpinionRecognizer.mayHaveLostAccents) == true)
         }
         let readings = scripts.compactMap { readingsByScript[index][$0] }
         guard let surest = readings.max(by: { $0.score < $1.score }) else {
-            return asks(scripts[0], 0) ? [scripts[0]] : []
+            return asks(scripts[0], nil) ? [scripts[0]] : []
         }
-        let unsure = readings.filter { asks($0.script, $0.line.confidence) }
+        let unsure = readings.filter { asks($0.script, $0.line) }
         guard let top = unsure.map(\.line.confidence).max() else { return [] }
         let floor =
             (surest.score >= Self.sureConfidence ? surest.line.confidence : top) - Self.secondReadingMargin
@@ -129,8 +133,9 @@ public struct ScriptRouting: Sendable, Codable {
     public func reading(of index: Int, by script: Script) -> Reading? { readingsByScript[index][script] }
 
     /// Notes the threshold of `script`'s second reader, before its engine reads.
-    public mutating func setSecondReadingThreshold(_ below: Float, for script: Script) {
+    public mutating func setSecondReadingThreshold(_ below: Float, checksAccents: Bool = false, for script: Script) {
         secondReadingBelow[script] = below
+        if checksAccents { self.checksAccents.insert(script) } else { self.checksAccents.remove(script) }
     }
 
     /// Records what `script`'s second reader made of line `index` (`Recognizer.secondReading`:
@@ -138,7 +143,16 @@ public struct ScriptRouting: Sendable, Codable {
     /// reading when it scores higher.
     public mutating func recordSecondReading(_ reading: Reading?, line index: Int, by script: Script) {
         secondReadBy[index].insert(script)
-        if let reading, best[index].map({ reading.score > $0.score }) ?? true { best[index] = reading }
+        // The script's own reading gives way to its second reader's choice that scores as high
+        // (accents given back keep the first reading's confidence).
+        if let reading,
+            best[index].map({
+                reading.score > $0.score
+                    || (reading.script == $0.script && reading.score == $0.score && reading.line.text != $0.line.text)
+            }) ?? true
+        {
+            best[index] = reading
+        }
     }
 
     /// The lines `script`'s engine is to read now.

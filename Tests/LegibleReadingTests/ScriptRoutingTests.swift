@@ -10,10 +10,12 @@ struct ScriptRoutingTests {
     let line = DetectedLine(
         corners: [Point(x: 0, y: 0), Point(x: 100, y: 0), Point(x: 100, y: 20), Point(x: 0, y: 20)], score: 0.9)
 
-    func reading(_ text: String, _ confidence: Float, by script: Script) -> ScriptRouting.Reading {
+    func reading(_ text: String, _ confidence: Float, by script: Script, inDictionary: Bool? = nil)
+        -> ScriptRouting.Reading
+    {
         let element = TextElement(
             text: text, frame: Rect(x: 0, y: 0, width: 100, height: 20), confidence: confidence,
-            recognizedLanguages: [])
+            recognizedLanguages: [], isDictionaryWord: inDictionary)
         return ScriptRouting.Reading(
             line: TextLine(
                 text: text, frame: element.frame, confidence: confidence, recognizedLanguages: [], elements: [element]),
@@ -104,6 +106,24 @@ struct ScriptRoutingTests {
         routing.recordSecondReading(reading("EXIT 4B", 0.9, by: .latin), line: 0, by: .latin)
         #expect(routing.nextScript == nil)
         #expect(routing.readings.map(\.line.text) == ["EXIT 4B", "OPEN"])
+    }
+
+    @Test func aSureLineThatMayHaveLostItsAccentsIsAskedOfItsSecondReader() {
+        var routing = ScriptRouting(scripts: [.latin, .devanagari], lines: [line, line])
+        routing.setSecondReadingThreshold(0.8, checksAccents: true, for: .latin)
+        routing.record(reading("HOPITAL", 0.95, by: .latin, inDictionary: false), line: 0, by: .latin)
+        routing.record(reading("HOSPITAL", 0.95, by: .latin, inDictionary: true), line: 1, by: .latin)
+        #expect(routing.nextScript == .latin)
+        #expect(routing.secondReadingLines(for: .latin) == [0])
+        // Accents given back keep the first reading's confidence, and replace it.
+        routing.recordSecondReading(reading("HÔPITAL", 0.95, by: .latin), line: 0, by: .latin)
+        #expect(routing.nextScript == nil)
+        #expect(routing.readings.map(\.line.text) == ["HÔPITAL", "HOSPITAL"])
+
+        var unchecked = ScriptRouting(scripts: [.latin], lines: [line])
+        unchecked.setSecondReadingThreshold(0.8, for: .latin)
+        unchecked.record(reading("HOPITAL", 0.95, by: .latin, inDictionary: false), line: 0, by: .latin)
+        #expect(unchecked.nextScript == nil)
     }
 
     @Test func aLineNobodyReadsIsAskedOfTheFirstScriptsSecondReader() {
