@@ -22,7 +22,7 @@ frames, in one run on this machine, written to BENCHMARKS.md with a freshness ch
   7. tilt        lines turned -30..30 degrees found as one line and read; text-free frames
                  answered empty; the detector against --detector tesseract.
   8. vertical    generated columns of vertical Chinese and Japanese read top to bottom, right to left
-  9. scripts     line by line: each line's script found and read by its engine, named, automatic, combined
+  9. scripts     line by line: each line's script found and read by its engine, named and automatic
  10. isolation   engines in worker processes (the default) against engines in the server's
                  process, both servers up: one stream per-pair latency ratio, saturated frames/s
                  and CPU per recognized frame in paired windows (bench/side_by_side.py).
@@ -848,9 +848,8 @@ def write_report(path, r, chart_name):
                   "100–104 (none looked at while the routing was written). *named*: the session names the frame's "
                   "scripts, each line read by its script's engine; *auto*: no script named, "
                   "`automatically_detect_script`; *auto, a stream's 2nd frame*: the same frame sent again in that "
-                  "session, first read by the script that read most lines of the first (a camera stream's case); "
-                  "*combined*: `--several-scripts combined`, one engine holding every "
-                  "model of the session (before). A truth line's script is right when the returned line reading it "
+                  "session, first read by the script that read most lines of the first (a camera stream's case). "
+                  "A truth line's script is right when the returned line reading it "
                   "best (CER ≤ 0.2) names it (`TextLine.script`). ms: the server's recognition time, median. FAST, one "
                   "worker.", ""]
         lines += script_lines.report_lines(r["scripts"])

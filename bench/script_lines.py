@@ -11,11 +11,13 @@ use the default seed). Each frame is read by legibled (FAST, one worker):
   auto      no script named, automatically_detect_script: every installed script a candidate
   auto-2nd  the same, the frame sent twice in one session: the second reading, whose first
             engine is the script that read most lines of the first (a camera stream's case)
-  combined  the session names the scripts; `--several-scripts combined`: one engine holding
-            every model of the session reads every line (Legible before lines went by script)
+
+(Until stop 33, `--several-scripts combined` — one engine holding every model of the session
+reading every line — was measured beside them; it read no better and held far more memory, and
+went away. Its last figures are in BENCHMARKS.md of that stop's parent commit.)
 
 Script identification: a truth line counts as identified when the returned line that reads it
-best (CER <= 0.2) says that line's script (TextLine.script); `combined` lines name no script.
+best (CER <= 0.2) says that line's script (TextLine.script).
 ms: the server's own recognition time (Timing.recognize_us), median.
 
     python3 bench/script_lines.py --legibled .build/release/legibled [--seeds 100-104]
@@ -88,10 +90,8 @@ def frames(seed_list):
 
 
 def measure(binary, seed_list, log=None):
-    """Per frame set: CER, identified lines and ms for named, auto and combined sessions."""
-    flags = ["--replicas-per-script", "1"]
-    servers = {"lines": bm.Server(binary, *flags),
-               "combined": bm.Server(binary, *flags, "--several-scripts", "combined")}
+    """Per frame set: CER, identified lines and ms for named and automatic sessions."""
+    servers = {"lines": bm.Server(binary, "--replicas-per-script", "1")}
     rows = {}
     try:
         for name, scripts, (image, truth) in frames(seed_list):
@@ -99,8 +99,6 @@ def measure(binary, seed_list, log=None):
             runs = {"named": read(servers["lines"], image, **named),
                     "auto": read(servers["lines"], image, automatically_detect_script=True),
                     "auto-2nd": read(servers["lines"], image, frames=2, automatically_detect_script=True)}
-            if len(scripts) > 1:
-                runs["combined"] = read(servers["combined"], image, **named)
             row = rows.setdefault(name, {})
             for system, result in runs.items():
                 cell = row.setdefault(system, {"cer": [], "ms": [], "right": 0, "lines": 0})
@@ -136,16 +134,15 @@ def resident_mb(pid):
 def pool_memory(binary, rounds=2, log=None):
     """The engine pool under sessions that flip between scripts: every single script, every
     pair of scripts and automatic detection, `rounds` times, each session reading one
-    two-script sign (Latin + Devanagari) and one Japanese + Latin sign. Per server mode: PSS
-    after start, PSS after the load (server and workers), and the engines loaded (from the server's log)."""
+    two-script sign (Latin + Devanagari) and one Japanese + Latin sign: PSS after start, PSS
+    after the load (server and workers), and the engines loaded (from the server's log)."""
     import itertools
     import json
     signs = [cf.mixed_scene(("latin", "devanagari"), seed=100)[0], cf.mixed_scene(("japanese", "latin"), seed=100)[0]]
     combos = [[s] for s in SCRIPTS] + [list(p) for p in itertools.combinations(SCRIPTS, 2)] + [None]
     out = {}
-    for mode in ("lines", "combined"):
-        server = bm.Server(binary, "--replicas-per-script", "1", "--several-scripts", mode, "--log-format", "json",
-                           log=True)
+    for mode in ("lines",):
+        server = bm.Server(binary, "--replicas-per-script", "1", "--log-format", "json", log=True)
         try:
             time.sleep(3)  # the default engine and the detector load at start
             start = resident_mb(server.process.pid)
@@ -170,7 +167,7 @@ def pool_memory(binary, rounds=2, log=None):
 def memory_lines(memory):
     lines = ["| several scripts | PSS after start | PSS after %d sessions | engines loaded |" % memory["sessions"],
              "|---|---:|---:|---|"]
-    for mode in ("lines", "combined"):
+    for mode in ("lines",):
         m = memory[mode]
         lines.append("| %s | %.0f MB | %.0f MB | %d: %s |" % (
             mode, m["start_mb"], m["after_mb"], len(m["engines"]), ", ".join("`%s`" % e for e in m["engines"])))
@@ -179,19 +176,14 @@ def memory_lines(memory):
 
 def report_lines(result):
     lines = ["| frames (%d seeds each) | named: CER | named: script right | named: ms | auto: CER | auto: script right"
-             " | auto: ms | auto, a stream's 2nd frame: CER | script right | ms | combined: CER | combined: ms |"
-             % result["seeds"],
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             " | auto: ms | auto, a stream's 2nd frame: CER | script right | ms |" % result["seeds"],
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, row in result["rows"].items():
         cells = []
         for system in ("named", "auto", "auto-2nd"):
             cell = row[system]
             cells += ["%.3f" % statistics.mean(cell["cer"]), "%d / %d" % (cell["right"], cell["lines"]),
                       "%.0f" % statistics.median(cell["ms"])]
-        if "combined" in row:
-            cells += ["%.3f" % statistics.mean(row["combined"]["cer"]), "%.0f" % statistics.median(row["combined"]["ms"])]
-        else:
-            cells += ["", ""]
         lines.append("| %s | %s |" % (name, " | ".join(cells)))
     return lines
 

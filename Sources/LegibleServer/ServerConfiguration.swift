@@ -101,9 +101,6 @@ public struct ServerConfiguration: Sendable {
     /// `--accent-check`: `eng`'s lines with a word outside its dictionary are read again by the
     /// second model, which gives back their accents when it reads the same letters.
     public var checksAccents = true
-    /// With the detector, a session of several scripts has each line read by its script's
-    /// engine (`--several-scripts lines`); false keeps one engine of all its models.
-    public var readsLinesByScript = true
     /// A detected line whose words' mean confidence is lower is not answered.
     public var minimumLineConfidence: Float = LineReader().minimumConfidence
     /// Makes each engine's recognizer instead of Tesseract, and frames are read whole (no
@@ -151,7 +148,6 @@ public struct ServerConfiguration: Sendable {
             ("fast-second-opinion-below", "\(fastSecondOpinionBelow)"),
             ("second-opinion-model", secondOpinionModel),
             ("accent-check", checksAccents ? "on" : "off"),
-            ("several-scripts", readsLinesByScript ? "lines" : "combined"),
             ("min-line-confidence", "\(minimumLineConfidence)"),
             ("workers", "\(workers)"),
             ("replicas-per-script", "\(replicasPerScript)"),

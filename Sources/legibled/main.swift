@@ -99,11 +99,6 @@ let command = Command(
                 "The default Latin model (eng) has few accents: a line of it with a word outside its dictionary (\"HOPITAL\", \"pequeno\") is read again by the second model, and its reading kept when it has the same letters with accents (\"HÔPITAL\"). English lines rarely ask; FAST and ACCURATE alike.",
             default: "on"),
         .value(
-            "several-scripts", valueName: "lines|combined",
-            help:
-                "A session of several scripts, with the detector: each line read by its own script's shared engine (lines), or every line by one engine holding all the session's models (combined, as before; kept to compare).",
-            default: "lines"),
-        .value(
             "min-line-confidence", valueName: "0..1",
             help: "With the detector, a line whose words' mean confidence is lower is left out (no invented text).",
             default: "0.5"),
@@ -318,13 +313,6 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
         case "on": configuration.checksAccents = true
         case "off": configuration.checksAccents = false
         default: throw LegibleError(.invalidArgument, "--accent-check takes on or off")
-        }
-    }
-    if parsed.isSet("several-scripts") {
-        switch parsed.value("several-scripts")! {
-        case "lines": configuration.readsLinesByScript = true
-        case "combined": configuration.readsLinesByScript = false
-        default: throw LegibleError(.invalidArgument, "--several-scripts takes lines or combined")
         }
     }
     if parsed.isSet("min-line-confidence") { configuration.minimumLineConfidence = try fraction("min-line-confidence") }
