@@ -262,6 +262,8 @@ public final class FramePipeline {
             text = text.droppingLines(
                 lowerThan: Int32((settings.minimumTextHeight * Float(answer.fullHeight)).rounded()))
         }
+        // Lines read one by one come in blocks; a page read whole has its paragraphs already.
+        if settings.request.mode == .document { text = text.paragraphed(keepSymbols: settings.request.includeSymbols) }
         if settings.detectEntities { text.entities = EntityDetector.entities(in: text) }
         let quality = thresholds.judge(
             answer.measured, medianTextHeight: QualityThresholds.medianWordHeight(text), script: settings.script)
@@ -280,16 +282,18 @@ public final class FramePipeline {
         case handOffPage(Script, TimeLimit)
     }
 
-    /// The text of the upright (cropped, maybe scaled) image, in its pixels: in text mode with
-    /// a line detector, line by line (`LineReader`; script by script for a session of several
-    /// scripts); otherwise Tesseract's page layout.
+    /// The text of the upright (cropped, maybe scaled) image, in its pixels: with a line
+    /// detector, line by line (`LineReader`; script by script for a session of several
+    /// scripts) unless the lines make a page; otherwise Tesseract's page layout. Document mode
+    /// reads as text mode does (on the corpus's tune part its page layout read every kind of
+    /// image worse, pages too: README "Document mode"); `answer` gives it its paragraphs.
     /// `scalesUp`: the detector may enlarge a small image — not one decoded smaller than the
     /// frame for its large text (the fast decode scale), which would undo that saving.
     private func read(
         _ image: GrayImage, request: RecognitionRequest, settings: SessionSettings, context: FrameContext,
         scalesUp: Bool, checkCancelled: () throws(LegibleError) -> Void
     ) throws(LegibleError) -> ReadOutcome {
-        guard let lineDetectors, request.mode == .text else {
+        guard let lineDetectors else {
             return .text(
                 try recognizer.recognize(image, request: request, job: context.serial, deadline: context.deadline))
         }

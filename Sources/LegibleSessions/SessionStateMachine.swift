@@ -19,9 +19,9 @@ public struct SessionConfiguration: Sendable {
     public var engines: [EngineInfo]
     /// Tokens a session must bring; none required when empty.
     public var accessTokens: AccessTokens
-    /// Text mode finds lines with a detector and reads each alone, so a session of several
-    /// scripts has each line read by its script's engine (`SessionSettings.lineScripts`)
-    /// instead of one engine holding every model.
+    /// The server finds lines with a detector and reads each alone (text and document mode),
+    /// so a session of several scripts has each line read by its script's engine
+    /// (`SessionSettings.lineScripts`) instead of one engine holding every model.
     public var readsLinesByScript: Bool = false
 
     public init(
@@ -339,7 +339,7 @@ public struct SessionStateMachine {
             mode: options.mode ?? .text, level: options.level ?? .fast, includeSymbols: options.includeSymbols,
             maxCandidates: Int(options.maxCandidates))
         var lineScripts: [ScriptEngine] = []
-        if configuration.readsLinesByScript, request.mode == .text {
+        if configuration.readsLinesByScript {
             var pairs = try configuration.models.modelsByScript(scripts: scripts, languageHints: options.languageHints)
             if options.automaticallyDetectScript {
                 for script in configuration.availableScripts where !pairs.contains(where: { $0.script == script }) {

@@ -7,23 +7,13 @@ internal import LegibleCore
 /// the raw walk took 23 ms). `close…` calls are idempotent: closing a block closes its
 /// paragraph, line and word.
 ///
-/// Breaks (document mode), as Cloud Vision's `DetectedBreak`, from where each word sits:
-/// - the last word of a paragraph: `LINE_BREAK`;
-/// - the last word of another line: `HYPHEN` when it ends with a hyphen, else `EOL_SURE_SPACE`;
-/// - a word followed in its line by a gap wider than `sureSpaceGap` × the line's median
-///   word height: `SURE_SPACE` (a wide gap, as between table cells or label fields);
-/// - any other word: `SPACE`.
-/// A word's break is also set on its last symbol.
+/// Breaks (document mode) as `DocumentBreaks` sets them.
 struct TreeBuilder {
     let document: Bool
     /// Keep each word's symbols in the result (they are always collected to build the text
     /// and candidates when the walk is at symbol level).
     let keepSymbols: Bool
     let maxCandidates: Int
-
-    /// Gap between words, relative to the line's median word height, from which a space is
-    /// "sure" (about two ordinary spaces in DejaVu and Noto at camera sizes).
-    static let sureSpaceGap = 0.9
 
     private var blocks: [TextBlock] = []
     private var allLines: [String] = []
@@ -103,7 +93,7 @@ struct TreeBuilder {
         lineText = nil
         guard !lineWords.isEmpty else { return }
         lineWords = Self.trimmedOverreach(lineWords)
-        if document { assignBreaksWithinLine() }
+        if document { DocumentBreaks.assignWithinLine(&lineWords) }
         let line = TextLine(
             text: text ?? lineWords.map(\.text).joined(separator: " "),
             frame: lineWords.reduce(Rect(x: 0, y: 0, width: 0, height: 0)) { $0.union($1.frame) },
@@ -164,51 +154,15 @@ struct TreeBuilder {
         return Rect(left: box.x, top: box.y, right: next.x, bottom: box.maxY)
     }
 
-    /// SPACE or SURE_SPACE between the words of the open line; the last word's break is
-    /// EOL_SURE_SPACE or HYPHEN (a paragraph's last line gets LINE_BREAK when it closes).
-    private mutating func assignBreaksWithinLine() {
-        let heights = lineWords.map(\.frame.height).sorted()
-        let sureGap = Double(heights[heights.count / 2]) * Self.sureSpaceGap
-        for index in lineWords.indices {
-            let kind: RecognizedBreak.Kind
-            if index == lineWords.count - 1 {
-                kind = lineWords[index].text.hasSuffix("-") ? .hyphen : .eolSureSpace
-            } else {
-                let gap = Double(lineWords[index + 1].frame.x - lineWords[index].frame.maxX)
-                kind = gap > sureGap ? .sureSpace : .space
-            }
-            Self.setBreak(kind, on: &lineWords[index])
-        }
-    }
-
-    private static func setBreak(_ kind: RecognizedBreak.Kind, on element: inout TextElement) {
-        let value = RecognizedBreak(kind: kind)
-        element.recognizedBreak = value
-        if !element.symbols.isEmpty { element.symbols[element.symbols.count - 1].recognizedBreak = value }
-    }
-
     mutating func closeParagraph() {
         closeLine()
         guard !paragraphLines.isEmpty else { return }
-        if document {
-            let last = paragraphLines.count - 1
-            let lastWord = paragraphLines[last].elements.count - 1
-            Self.setBreak(.lineBreak, on: &paragraphLines[last].elements[lastWord])
-            var words = paragraphLines.flatMap(\.elements)
-            if !keepSymbols {
-                for index in words.indices { words[index].symbols = [] }
-                for line in paragraphLines.indices {
-                    for index in paragraphLines[line].elements.indices {
-                        paragraphLines[line].elements[index].symbols = []
-                    }
-                }
-            }
-            blockParagraphs.append(
-                TextParagraph(
-                    text: paragraphLines.map(\.text).joined(separator: "\n"),
-                    frame: paragraphLines.reduce(Rect(x: 0, y: 0, width: 0, height: 0)) { $0.union($1.frame) },
-                    confidence: paragraphStats.mean, recognizedLanguages: paragraphStats.languages, words: words,
-                    recognizedBreak: RecognizedBreak(kind: .lineBreak)))
+        if document,
+            let paragraph = DocumentBreaks.paragraph(
+                of: &paragraphLines, confidence: paragraphStats.mean, languages: paragraphStats.languages,
+                keepSymbols: keepSymbols)
+        {
+            blockParagraphs.append(paragraph)
         }
         blockLines.append(contentsOf: paragraphLines)
         blockStats.merge(paragraphStats)
