@@ -30,7 +30,7 @@ final class SharedFrameMemory: @unchecked Sendable {
     /// A new region of `capacity` bytes (legibled's side).
     init(capacity: Int) throws(LegibleError) {
         let closeOnExec: UInt32 = 1  // MFD_CLOEXEC
-        let descriptor = legible_memfd_create("legible-frames", closeOnExec)
+        let descriptor = legible_memfd_create(Self.name, closeOnExec)
         guard descriptor >= 0 else { throw LegibleError.system("memfd_create for an engine worker's frames") }
         guard ftruncate(descriptor, off_t(capacity)) == 0 else {
             close(descriptor)
@@ -41,8 +41,16 @@ final class SharedFrameMemory: @unchecked Sendable {
         base = try Self.map(descriptor, capacity)
     }
 
+    /// The memfd's name, which the worker checks before it maps a descriptor.
+    static let name = "legible-frames"
+
     /// The region legibled made, from its descriptor (the worker's side; its size from the file).
+    /// Throws unless the descriptor is legibled's memfd (`/memfd:legible-frames`): a stray
+    /// inherited descriptor of that number is not mapped.
     init(mapping descriptor: Int32) throws(LegibleError) {
+        guard Self.isOurs(descriptor) else {
+            throw LegibleError(.internal, "descriptor \(descriptor) is not legibled's shared frame memory")
+        }
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_size > 0 else {
             throw LegibleError.system("reading the size of the shared frame memory")
@@ -50,6 +58,15 @@ final class SharedFrameMemory: @unchecked Sendable {
         self.descriptor = descriptor
         capacity = Int(status.st_size)
         base = try Self.map(descriptor, capacity)
+    }
+
+    /// Whether `descriptor` is a memfd named `name` (its /proc link reads "/memfd:NAME (deleted)").
+    static func isOurs(_ descriptor: Int32) -> Bool {
+        var target = [CChar](repeating: 0, count: 256)
+        let count = readlink("/proc/self/fd/\(descriptor)", &target, target.count - 1)
+        guard count > 0 else { return false }
+        let link = String(decoding: target[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return link.hasPrefix("/memfd:\(name)")
     }
 
     private static func map(_ descriptor: Int32, _ capacity: Int) throws(LegibleError) -> UnsafeMutableRawPointer {

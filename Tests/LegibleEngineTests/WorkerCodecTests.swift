@@ -188,6 +188,25 @@ struct WorkerCodecTests {
         #expect(throws: DecodingError.self) { try WorkerRequest.decode(header: header, body: body) }
     }
 
+    /// A worker maps descriptor 4 only when it is legibled's memfd, not whatever a parent left there.
+    @Test func onlyLegibledsMemfdIsMapped() throws {
+        let memory = try SharedFrameMemory(capacity: 64 << 10)
+        #expect(SharedFrameMemory.isOurs(memory.descriptor))
+        var template = Array("/tmp/legible-not-frames-XXXXXX".utf8CString)
+        let other = mkstemp(&template)
+        defer {
+            close(other)
+            unlink(template)
+        }
+        #expect(ftruncate(other, 4096) == 0)
+        #expect(!SharedFrameMemory.isOurs(other))
+        #expect(throws: LegibleError.self) { try SharedFrameMemory(mapping: other) }
+        var pipe: [Int32] = [0, 0]
+        #expect(Glibc.pipe(&pipe) == 0)
+        defer { pipe.forEach { close($0) } }
+        #expect(throws: LegibleError.self) { try SharedFrameMemory(mapping: pipe[0]) }
+    }
+
     @Test func aFrameLargerThanTheSharedMemoryTravelsInline() throws {
         let server = try SharedFrameMemory(capacity: 64 << 10)
         let message = try WorkerRequest.process(Self.frame, Self.settings, Self.context).encoded(shared: server)
