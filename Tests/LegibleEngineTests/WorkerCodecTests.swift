@@ -203,7 +203,7 @@ struct WorkerCodecTests {
         #expect(throws: LegibleError.self) { try SharedFrameMemory(mapping: other) }
         var pipe: [Int32] = [0, 0]
         #expect(Glibc.pipe(&pipe) == 0)
-        defer { pipe.forEach { close($0) } }
+        defer { for end in pipe { close(end) } }
         #expect(throws: LegibleError.self) { try SharedFrameMemory(mapping: pipe[0]) }
     }
 
