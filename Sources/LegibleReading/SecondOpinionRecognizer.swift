@@ -72,13 +72,15 @@ public final class SecondOpinionRecognizer: Recognizer {
     }
 
     /// Whether a reading by a model without accents may have lost some: it has a word of three
-    /// or more letters (punctuation aside) that the model's dictionary does not hold. English
-    /// lines rarely do ("Order 58213 ships Monday": numbers are not words), French, Spanish or
-    /// German ones almost always ("HOPITAL", "pequeno", "cété").
+    /// or more letters that the model's dictionary does not hold — letters only, but for
+    /// punctuation around it and an apostrophe or hyphen inside. English lines rarely do ("Order
+    /// 58213 ships Monday": numbers are not words; "ops@example.com" is an address), French,
+    /// Spanish or German ones almost always ("HOPITAL", "pequeno", "cété,").
     static func mayHaveLostAccents(_ line: TextLine) -> Bool {
         line.elements.contains { word in
-            word.isDictionaryWord == false && word.text.filter(\.isLetter).count >= 3
-                && word.text.allSatisfy { $0.isLetter || $0.isPunctuation }
+            guard word.isDictionaryWord == false else { return false }
+            let core = word.text.drop(while: \.isPunctuation).reversed().drop(while: \.isPunctuation)
+            return core.filter(\.isLetter).count >= 3 && core.allSatisfy { $0.isLetter || "'’-".contains($0) }
         }
     }
 
