@@ -112,7 +112,10 @@ public struct ScriptRouting: Sendable, Codable {
     /// The scripts whose second readers read line `index`: of its readings less sure than
     /// their reader's second-reader threshold, the surest and those within
     /// `secondReadingMargin` of it (beside a sure reading, only those within that margin of
-    /// the sure one); for a line nobody read, the first script's.
+    /// the sure one); for a line nobody read, the first script's. A sure reading in letters
+    /// foreign to its reader does not take the turn from the second reader of the script those
+    /// letters are: PP-OCRv4's Chinese reader read a German line "GroBe der StraBe" at 0.97
+    /// (it has no ö or ß), where the Latin second reader reads "Größe der Straße".
     func secondReaders(of index: Int) -> [Script] {
         func asks(_ script: Script, _ line: TextLine?) -> Bool {
             (line?.confidence ?? 0) < (secondReadingBelow[script] ?? 0)
@@ -126,7 +129,14 @@ public struct ScriptRouting: Sendable, Codable {
         guard let top = unsure.map(\.line.confidence).max() else { return [] }
         let floor =
             (surest.score >= Self.sureConfidence ? surest.line.confidence : top) - Self.secondReadingMargin
-        return scripts.filter { script in unsure.contains { $0.script == script && $0.line.confidence >= floor } }
+        let lettersOwner =
+            surest.score < surest.line.confidence
+            ? WrittenScript.dominant(in: surest.line.text).flatMap { written in
+                scripts.first { written.isRead(by: $0) }
+            } : nil
+        return scripts.filter { script in
+            unsure.contains { $0.script == script && ($0.line.confidence >= floor || script == lettersOwner) }
+        }
     }
 
     /// What `script`'s recognizer read of line `index`, if it read anything.

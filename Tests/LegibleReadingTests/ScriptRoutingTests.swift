@@ -126,6 +126,22 @@ struct ScriptRoutingTests {
         #expect(unchecked.nextScript == nil)
     }
 
+    @Test func aSureReadingInForeignLettersLeavesTheTurnToTheLettersOwnSecondReader() {
+        // A German line in an automatic session: eng unsure, PP-OCRv4's Chinese reader sure in
+        // Latin letters without their accents; the Latin second reader reads it with them.
+        var routing = ScriptRouting(scripts: [.latin, .chinese], lines: [line])
+        routing.setSecondReadingThreshold(0.8, for: .latin)
+        routing.record(reading("Grdfse der Straf&e", 0.6, by: .latin), line: 0, by: .latin)
+        #expect(routing.nextScript == .chinese)
+        routing.setSecondReadingThreshold(0.8, for: .chinese)
+        routing.record(reading("GroBe der StraBe", 0.97, by: .chinese), line: 0, by: .chinese)
+        #expect(routing.nextScript == .latin)
+        #expect(routing.secondReadingLines(for: .latin) == [0])
+        routing.recordSecondReading(reading("Größe der Straße", 0.99, by: .latin), line: 0, by: .latin)
+        #expect(routing.nextScript == nil)
+        #expect(routing.readings.map(\.line.text) == ["Größe der Straße"])
+    }
+
     @Test func aLineNobodyReadsIsAskedOfTheFirstScriptsSecondReader() {
         var routing = ScriptRouting(scripts: [.latin, .korean], lines: [line])
         routing.setSecondReadingThreshold(0.5, for: .latin)

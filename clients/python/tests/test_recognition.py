@@ -389,12 +389,12 @@ def test_latin_lines_keep_their_accents_by_default(server, level, options):
     model, whose accents are kept when it reads the same letters: every accent comes back at FAST
     too (measured: all four lines exactly; without the check three lines lost theirs), and so
     when each line's script is found among the installed ones. There the German line, which eng
-    reads with other letters ("Grdfe der StraBe"), came back as "GroBe der StraBe uber Munchen"
-    (CER 0.048 in all), so its bound is looser; the three lines of the check read exactly."""
+    reads with other letters ("Grdfse der Straf&e"), came back as "GroBe der StraBe uber
+    Munchen" from PP-OCRv4's Chinese reader (no ö or ß) until such a reading stopped keeping
+    the Latin second reader from its turn."""
     result = read(server, accented_sign(), level=level, **options)
-    bound = 0.06 if options else 0.02
-    assert cer(result.text.text, "\n".join(ACCENTED_SIGN)) <= bound, result.text.text
-    for line in (ACCENTED_SIGN[0], ACCENTED_SIGN[2], ACCENTED_SIGN[3]):
+    assert cer(result.text.text, "\n".join(ACCENTED_SIGN)) <= 0.02, result.text.text
+    for line in ACCENTED_SIGN:
         assert line in result.text.text, result.text.text
 
 
