@@ -30,7 +30,7 @@ public enum DocumentBreaks {
         }
     }
 
-    public static func setBreak(_ kind: RecognizedBreak.Kind, on element: inout TextElement) {
+    private static func setBreak(_ kind: RecognizedBreak.Kind, on element: inout TextElement) {
         let value = RecognizedBreak(kind: kind)
         element.recognizedBreak = value
         if !element.symbols.isEmpty { element.symbols[element.symbols.count - 1].recognizedBreak = value }

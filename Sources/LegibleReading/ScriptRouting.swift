@@ -119,7 +119,7 @@ public struct ScriptRouting: Sendable, Codable {
     func secondReaders(of index: Int) -> [Script] {
         func asks(_ script: Script, _ line: TextLine?) -> Bool {
             (line?.confidence ?? 0) < (secondReadingBelow[script] ?? 0)
-                || (checksAccents.contains(script) && line.map(SecondOpinionRecognizer.mayHaveLostAccents) == true)
+                || SecondOpinionRecognizer.accentsInDoubt(line, checksAccents: checksAccents.contains(script))
         }
         let readings = scripts.compactMap { readingsByScript[index][$0] }
         guard let surest = readings.max(by: { $0.score < $1.score }) else {
@@ -150,17 +150,12 @@ public struct ScriptRouting: Sendable, Codable {
 
     /// Records what `script`'s second reader made of line `index` (`Recognizer.secondReading`:
     /// the surer of that script's reading and the second model's); it replaces the best
-    /// reading when it scores higher.
+    /// reading when it scores higher, or when the best is that script's own reading.
     public mutating func recordSecondReading(_ reading: Reading?, line index: Int, by script: Script) {
         secondReadBy[index].insert(script)
-        // The script's own reading gives way to its second reader's choice that scores as high
-        // (accents given back keep the first reading's confidence).
-        if let reading,
-            best[index].map({
-                reading.score > $0.score
-                    || (reading.script == $0.script && reading.score == $0.score && reading.line.text != $0.line.text)
-            }) ?? true
-        {
+        // The second reader chose between its script's reading and its own: when that script's
+        // reading is the best, the choice stands (accents given back may score no higher).
+        if let reading, best[index].map({ reading.script == $0.script || reading.score > $0.score }) ?? true {
             best[index] = reading
         }
     }

@@ -55,7 +55,7 @@ public final class SecondOpinionRecognizer: Recognizer {
         of strip: GrayImage, first: TextLine?, request: RecognitionRequest, job: UInt64, deadline: Duration?
     ) throws(LegibleError) -> TextLine? {
         let unsure = (first?.confidence ?? 0) < secondReadingThreshold(at: request.level)
-        let accentsInDoubt = checksAccents && first.map(Self.mayHaveLostAccents) == true
+        let accentsInDoubt = Self.accentsInDoubt(first, checksAccents: checksAccents)
         guard !request.lineIsColumn, unsure || accentsInDoubt else { return first }
         guard let other = try second.recognizeLine(strip, request: request, job: job, deadline: deadline) else {
             return first
@@ -76,6 +76,12 @@ public final class SecondOpinionRecognizer: Recognizer {
     /// punctuation around it and an apostrophe or hyphen inside. English lines rarely do ("Order
     /// 58213 ships Monday": numbers are not words; "ops@example.com" is an address), French,
     /// Spanish or German ones almost always ("HOPITAL", "pequeno", "cété,").
+    /// Whether a second reader that `checksAccents` reads `line` again for its accents
+    /// (`secondReading`; `ScriptRouting` asks the same of a line read script by script).
+    static func accentsInDoubt(_ line: TextLine?, checksAccents: Bool) -> Bool {
+        checksAccents && line.map(mayHaveLostAccents) == true
+    }
+
     static func mayHaveLostAccents(_ line: TextLine) -> Bool {
         line.elements.contains { word in
             guard word.isDictionaryWord == false else { return false }

@@ -248,8 +248,9 @@ public final class Server {
                 frameDeadlineMillis: UInt32(clamping: configuration.frameDeadlineMillis)),
             availableScripts: availableScripts, models: configuration.models, installedModels: installedModels,
             engines: engineInfo(), accessTokens: configuration.accessTokens)
-        // With the detector a session of several scripts reads each line by its script's engine;
-        // whole frames (document mode, `--detector tesseract`) by one engine of all its models.
+        // With the detector a session of several scripts reads each line by its script's engine
+        // (text and document mode); without it (`--detector tesseract`) whole frames by one
+        // engine of all its models.
         session.readsLinesByScript = readsLines
         let handler = SessionHandler(
             serial: nextSerial, session: Session(configuration: session, deadlines: deadlines, connectedAt: now),
