@@ -18,7 +18,7 @@ public struct PipelineFactory: Sendable {
         /// Tesseract's layout analysis (`--detector tesseract`).
         public var detector: (model: String, options: TextDetector.Options)?
         /// The line reader's gate (`--min-line-confidence`).
-        public var minimumLineConfidence: Float
+        public var minimumLineConfidence: LineConfidenceFloor
         /// Scripts whose detected lines PP-OCR's recognizer reads.
         public var ppOCRScripts: Set<Script>
         /// PP-OCR's recognition model.
@@ -39,7 +39,7 @@ public struct PipelineFactory: Sendable {
 
         public init(
             tessdata: String, maxPixels: Int, detector: (model: String, options: TextDetector.Options)?,
-            minimumLineConfidence: Float,
+            minimumLineConfidence: LineConfidenceFloor,
             ppOCRScripts: Set<Script>, recognitionModel: String, secondOpinionBelow: Float,
             fastSecondOpinionBelow: Float, secondOpinionModel: String, checksAccents: Bool = true,
             recognizerFactory: RecognizerFactory?, maximumNoise: Double = NoiseGate.defaultMaximumShare

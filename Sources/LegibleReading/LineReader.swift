@@ -13,13 +13,14 @@ public struct LineReader: Sendable {
     public var rectifier: LineRectifier
     /// Lines the detector is less sure of are not read.
     public var minimumDetectionScore: Float
-    /// Lines whose words' mean confidence is lower are dropped.
-    public var minimumConfidence: Float
+    /// Lines whose words' mean confidence is lower than their script's floor are dropped.
+    public var minimumConfidence: LineConfidenceFloor
     public var readingOrder: ReadingOrder.Parameters
 
     public init(
         rectifier: LineRectifier = LineRectifier(), minimumDetectionScore: Float = 0.6,
-        minimumConfidence: Float = 0.5, readingOrder: ReadingOrder.Parameters = ReadingOrder.Parameters()
+        minimumConfidence: LineConfidenceFloor = .default,
+        readingOrder: ReadingOrder.Parameters = ReadingOrder.Parameters()
     ) {
         self.rectifier = rectifier
         self.minimumDetectionScore = minimumDetectionScore
@@ -128,14 +129,15 @@ public struct LineReader: Sendable {
     /// A box at least 1.5 times as tall as wide (PaddleOCR's rule for turning a crop).
     static func isColumn(_ quad: Quad) -> Bool { quad.height >= 1.5 * quad.length }
 
-    /// Whether a line read is text: some letter or digit, read with enough confidence.
+    /// Whether a line read is text: some letter or digit, read with enough confidence for the
+    /// model that read it.
     func isConfident(_ line: TextLine) -> Bool {
         guard line.text.contains(where: { $0.isLetter || $0.isNumber }), !line.elements.isEmpty else {
             return false
         }
         let characters = line.elements.map { Float(max(1, $0.text.count)) }
         let weighted = zip(line.elements, characters).reduce(Float(0)) { $0 + $1.0.confidence * $1.1 }
-        return weighted / characters.reduce(0, +) >= minimumConfidence
+        return weighted / characters.reduce(0, +) >= minimumConfidence.floor(for: line)
     }
 
     /// A line read in a strip, in the image's pixels: every box becomes the quad it covers in

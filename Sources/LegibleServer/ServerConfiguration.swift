@@ -101,8 +101,9 @@ public struct ServerConfiguration: Sendable {
     /// `--accent-check`: `eng`'s lines with a word outside its dictionary are read again by the
     /// second model, which gives back their accents when it reads the same letters.
     public var checksAccents = true
-    /// A detected line whose words' mean confidence is lower is not answered.
-    public var minimumLineConfidence: Float = LineReader().minimumConfidence
+    /// A detected line whose words' mean confidence is lower than its script's floor is not
+    /// answered.
+    public var minimumLineConfidence = LineConfidenceFloor.default
     /// Makes each engine's recognizer instead of Tesseract, and frames are read whole (no
     /// line detector): a fake for checking load tools (`--calibration-delay-ms`) and for tests.
     /// nil: Tesseract with the detector, PP-OCR and second opinions as configured.

@@ -99,9 +99,10 @@ let command = Command(
                 "The default Latin model (eng) has few accents: a line of it with a word outside its dictionary (\"HOPITAL\", \"pequeno\") is read again by the second model, and its reading kept when it has the same letters with accents (\"HÔPITAL\"). English lines rarely ask; FAST and ACCURATE alike.",
             default: "on"),
         .value(
-            "min-line-confidence", valueName: "0..1",
-            help: "With the detector, a line whose words' mean confidence is lower is left out (no invented text).",
-            default: "0.5"),
+            "min-line-confidence", valueName: "0..1[,script=0..1...]",
+            help:
+                "With the detector, a line whose words' mean confidence is lower is left out (no invented text); a script named gets its own floor (Tesseract's Devanagari models read camera lines right at lower confidences).",
+            default: "0.5,devanagari=0.15"),
         .value(
             "workers", valueName: "n", help: "Recognitions running at once across all scripts.",
             default: "the number of cores"),
@@ -315,7 +316,9 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
         default: throw LegibleError(.invalidArgument, "--accent-check takes on or off")
         }
     }
-    if parsed.isSet("min-line-confidence") { configuration.minimumLineConfidence = try fraction("min-line-confidence") }
+    if parsed.isSet("min-line-confidence") {
+        configuration.minimumLineConfidence = try LineConfidenceFloor(parsing: parsed.value("min-line-confidence")!)
+    }
     if parsed.isSet("workers") { configuration.workers = try integer("workers", 1...1024) }
     switch parsed.isSet("engine-isolation") ? parsed.value("engine-isolation")! : "process" {
     case "process":
