@@ -271,9 +271,38 @@ public enum ReadingOrder {
         let total = weights.reduce(0, +)
         let confidence = zip(lines, weights).reduce(Float(0)) { $0 + $1.0.confidence * $1.1 } / max(1, total)
         return TextBlock(
-            text: lines.map(\.text).joined(separator: "\n"),
+            text: text(ofOrdered: lines),
             frame: lines.reduce(Rect(x: 0, y: 0, width: 0, height: 0)) { $0.union($1.frame) },
             confidence: confidence, recognizedLanguages: unique(lines.flatMap(\.recognizedLanguages)), lines: lines)
+    }
+
+    /// The text of a block's lines in reading order, as a reader reads it: the lines of one
+    /// row (a table's cells, a receipt's item and its price) joined by a space — none between
+    /// two CJK characters — and rows by line breaks, as Tesseract's page layout writes a row.
+    /// The lines stay apart in the block (each with its own box, as ML Kit gives them).
+    public static func text(ofOrdered lines: [TextLine], parameters: Parameters = Parameters()) -> String {
+        var text = ""
+        var previous: LineGeometry?
+        for line in lines {
+            let geometry = LineGeometry(line)
+            if let previous {
+                let sameRow = sameRow(previous, geometry, parameters)
+                text += sameRow ? (needsSpace(between: text, and: line.text) ? " " : "") : "\n"
+            }
+            text += line.text
+            previous = geometry
+        }
+        return text
+    }
+
+    /// Whether `next` continues `line`'s row: further along the same direction, its centre
+    /// within `rowOffset` of the row across it. Columns of vertical text have no rows.
+    static func sameRow(_ line: LineGeometry, _ next: LineGeometry, _ parameters: Parameters) -> Bool {
+        guard abs(line.angle - 90) >= 20, angleDifference(line.angle, next.angle) <= parameters.joinAngle else {
+            return false
+        }
+        let (along, across) = line.project(next.center)
+        return along > 0 && abs(across) <= parameters.rowOffset * min(line.height, next.height)
     }
 
     static func median(_ values: [Double]) -> Double {

@@ -270,7 +270,7 @@ extension RecognizedText {
                 return paragraph
             }
             guard !block.lines.isEmpty else { return nil }
-            block.text = block.lines.map(\.text).joined(separator: "\n")
+            block.text = ReadingOrder.text(ofOrdered: block.lines)
             block.frame = block.lines.reduce(Rect(x: 0, y: 0, width: 0, height: 0)) { $0.union($1.frame) }
             texts.append(block.text)
             return block

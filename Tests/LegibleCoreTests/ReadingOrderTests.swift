@@ -65,6 +65,28 @@ private func texts(_ blocks: [TextBlock]) -> [[String]] { blocks.map { $0.lines.
             blocks.flatMap { $0.lines.map(\.text) } == [
                 "Milk", "2.99", "Bread wholegrain", "3.99", "Coffee beans", "4.99", "Total", "5.99",
             ])
+        // The item and its price stay two lines, and the text reads each row as one.
+        #expect(blocks.map(\.text) == ["Milk 2.99\nBread wholegrain 3.99\nCoffee beans 4.99\nTotal 5.99"])
+    }
+
+    @Test func aTablesRowsReadAsRowsWithoutSpacesBetweenHanCells() {
+        let lines = [
+            line("代号", x: 20, y: 20), line("项目", x: 200, y: 21), line("U/L", x: 400, y: 20),
+            line("ALT", x: 20, y: 48), line("谷丙转氨酶", x: 200, y: 47), line("25.6", x: 400, y: 49),
+        ]
+        let blocks = ReadingOrder.blocks(lines.shuffled())
+        #expect(blocks.map(\.text) == ["代号项目 U/L\nALT 谷丙转氨酶 25.6"])
+        #expect(blocks.flatMap(\.lines).count == 6)
+    }
+
+    @Test func textWithoutTheLinesOfADroppedRowKeepsItsRows() {
+        var text = RecognizedText(
+            text: "",
+            blocks: ReadingOrder.blocks([
+                line("Milk", x: 20, y: 50), line("2.99", x: 300, y: 51), line("small print", x: 20, y: 80, height: 8),
+            ]), imageWidth: 640, imageHeight: 480)
+        text = text.droppingLines(lowerThan: 10)
+        #expect(text.text == "Milk 2.99")
     }
 
     @Test func fragmentsOfOneLineAreJoined() {
@@ -127,6 +149,8 @@ private func texts(_ blocks: [TextBlock]) -> [[String]] { blocks.map { $0.lines.
             column("左边一列", x: 100, y: 60), column("中间", x: 200, y: 400), column("右边的一列", x: 300, y: 20),
         ]
         #expect(ReadingOrder.blocks(lines).flatMap { $0.lines.map(\.text) } == ["右边的一列", "中间", "左边一列"])
+        // Columns have no rows: each is a line of the text.
+        #expect(ReadingOrder.blocks(lines).map(\.text) == ["右边的一列\n中间\n左边一列"])
     }
 
     @Test func aWideGapSeparatesBlocksOfColumnsReadRightToLeft() {
