@@ -2,7 +2,8 @@
 /// word sits — the same for Tesseract's page layout (`TreeBuilder`) and for lines read one by
 /// one and put in blocks by `ReadingOrder` (`RecognizedText.paragraphed`):
 /// - the last word of a paragraph: `LINE_BREAK`;
-/// - the last word of another line: `HYPHEN` when it ends with a hyphen, else `EOL_SURE_SPACE`;
+/// - the last word of another line: `HYPHEN` when it ends with a hyphen, else `EOL_SURE_SPACE`,
+///   or `SURE_SPACE` when the next line continues its row (a table's next cell);
 /// - a word followed in its line by a gap wider than `sureSpaceGap` × the line's median word
 ///   height: `SURE_SPACE` (a wide gap, as between table cells or label fields);
 /// - any other word: `SPACE`.
@@ -30,6 +31,19 @@ public enum DocumentBreaks {
         }
     }
 
+    /// The last word of each line that the next line continues in its row (a table's cells,
+    /// a receipt's item and price, read one by one): `SURE_SPACE`, as the paragraph's text has
+    /// a space there, not a line break.
+    public static func assignBetweenCellsOfARow(_ lines: inout [TextLine]) {
+        for index in lines.indices.dropLast()
+        where ReadingOrder.continuesRow(lines[index], with: lines[index + 1]) {
+            guard let last = lines[index].elements.indices.last,
+                lines[index].elements[last].recognizedBreak?.kind == .eolSureSpace
+            else { continue }
+            setBreak(.sureSpace, on: &lines[index].elements[last])
+        }
+    }
+
     private static func setBreak(_ kind: RecognizedBreak.Kind, on element: inout TextElement) {
         let value = RecognizedBreak(kind: kind)
         element.recognizedBreak = value
@@ -49,7 +63,7 @@ public enum DocumentBreaks {
             }
         }
         return TextParagraph(
-            text: lines.map(\.text).joined(separator: "\n"),
+            text: ReadingOrder.text(ofOrdered: lines),
             frame: lines.reduce(Rect(x: 0, y: 0, width: 0, height: 0)) { $0.union($1.frame) },
             confidence: confidence, recognizedLanguages: languages, words: lines.flatMap(\.elements),
             recognizedBreak: RecognizedBreak(kind: .lineBreak))
@@ -65,6 +79,7 @@ extension RecognizedText {
         for index in copy.blocks.indices where copy.blocks[index].paragraphs.isEmpty {
             var block = copy.blocks[index]
             for line in block.lines.indices { DocumentBreaks.assignWithinLine(&block.lines[line].elements) }
+            DocumentBreaks.assignBetweenCellsOfARow(&block.lines)
             let words = block.lines.flatMap(\.elements)
             let confidence = words.isEmpty ? 0 : words.reduce(Float(0)) { $0 + $1.confidence } / Float(words.count)
             var languages: [String] = []

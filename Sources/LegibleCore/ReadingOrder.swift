@@ -282,21 +282,25 @@ public enum ReadingOrder {
     /// The lines stay apart in the block (each with its own box, as ML Kit gives them).
     public static func text(ofOrdered lines: [TextLine], parameters: Parameters = Parameters()) -> String {
         var text = ""
-        var previous: LineGeometry?
-        for line in lines {
-            let geometry = LineGeometry(line)
-            if let previous {
-                let sameRow = sameRow(previous, geometry, parameters)
-                text += sameRow ? (needsSpace(between: text, and: line.text) ? " " : "") : "\n"
+        for (index, line) in lines.enumerated() {
+            if index > 0 {
+                text +=
+                    continuesRow(lines[index - 1], with: line, parameters: parameters)
+                    ? (needsSpace(between: text, and: line.text) ? " " : "") : "\n"
             }
             text += line.text
-            previous = geometry
         }
         return text
     }
 
     /// Whether `next` continues `line`'s row: further along the same direction, its centre
     /// within `rowOffset` of the row across it. Columns of vertical text have no rows.
+    public static func continuesRow(_ line: TextLine, with next: TextLine, parameters: Parameters = Parameters())
+        -> Bool
+    {
+        sameRow(LineGeometry(line), LineGeometry(next), parameters)
+    }
+
     static func sameRow(_ line: LineGeometry, _ next: LineGeometry, _ parameters: Parameters) -> Bool {
         guard abs(line.angle - 90) >= 20, angleDifference(line.angle, next.angle) <= parameters.joinAngle else {
             return false

@@ -51,6 +51,26 @@ import Testing
         #expect(shaped.blocks[1].paragraphs[0].words.map(\.recognizedBreak?.kind) == [.space, .lineBreak])
     }
 
+    /// A line of one word starting at `x`.
+    func cell(_ word: String, x: Int32, y: Int32) -> TextLine {
+        let frame = Rect(x: x, y: y, width: 10 * Int32(word.count), height: 20)
+        return TextLine(
+            text: word, frame: frame, confidence: 0.9, recognizedLanguages: ["en"],
+            elements: [TextElement(text: word, frame: frame, confidence: 0.9, recognizedLanguages: ["en"])])
+    }
+
+    @Test func aTablesCellsInOneRowEndWithASureSpaceAndReadAsARow() throws {
+        let lines = [
+            cell("Milk", x: 0, y: 0), cell("2.99", x: 300, y: 1), cell("Bread", x: 0, y: 28),
+            cell("3.49", x: 300, y: 28),
+        ]
+        let shaped = text([lines]).paragraphed(keepSymbols: false)
+        let paragraph = try #require(shaped.blocks[0].paragraphs.first)
+        #expect(paragraph.text == "Milk 2.99\nBread 3.49")
+        #expect(
+            paragraph.words.map { $0.recognizedBreak?.kind } == [.sureSpace, .eolSureSpace, .sureSpace, .lineBreak])
+    }
+
     @Test func aLineEndingWithAHyphenAndSymbolsLeftOutUnlessAskedFor() throws {
         let shaped = text([[line(["inter-"], y: 0, gaps: []), line(["national"], y: 30, gaps: [])]])
             .paragraphed(keepSymbols: false)
