@@ -40,6 +40,12 @@ public struct Quad: Sendable, Hashable, Codable {
         Quad(topLeft: topRight, topRight: bottomRight, bottomRight: bottomLeft, bottomLeft: topLeft)
     }
 
+    /// The same box read up its left edge, bottom to top — Latin turned a quarter
+    /// counter-clockwise (a book's spine in much of Europe): its left edge becomes the top edge.
+    public var readingUp: Quad {
+        Quad(topLeft: bottomLeft, topRight: topLeft, bottomRight: topRight, bottomLeft: bottomRight)
+    }
+
     /// The smallest axis-aligned rectangle holding the four corners.
     public var boundingRect: Rect {
         let xs = points.map(\.x)

@@ -41,6 +41,25 @@ public enum ReadingOrder {
     public static func blocks(_ lines: [TextLine], parameters: Parameters = Parameters()) -> [TextBlock] {
         let lines = lines.filter { !$0.elements.isEmpty || !$0.text.isEmpty }
         guard !lines.isEmpty else { return [] }
+        // Lines turned a quarter among level ones (a receipt's side note, a book's spine) are
+        // read apart from them, each way they run as a block of its own: sorted into the level
+        // lines' rows they would cut through every row they pass, and the XY-cut's gaps across
+        // the image are not gaps between their rows. The level lines come first unless the
+        // turned ones hold more of the text. Columns of Han, kana or Hangul stay: `cut` reads
+        // them with the level lines around them (a shop sign's heading above its columns).
+        let level = lines.filter { !isTurnedQuarter($0) }
+        if !level.isEmpty, level.count < lines.count {
+            let turned = lines.filter { isTurnedQuarter($0) }
+            let runs = [turned.filter { angle(of: $0) > 0 }, turned.filter { angle(of: $0) < 0 }].filter { !$0.isEmpty }
+            let turnedBlocks = runs.map { run in
+                let joined = joinFragments(run, parameters)
+                return makeBlock(
+                    ordered(Array(joined.indices), joined.map(LineGeometry.init), parameters).map { joined[$0] })
+            }
+            let levelBlocks = blocks(level, parameters: parameters)
+            let characters = { (lines: [TextLine]) in lines.reduce(0) { $0 + $1.text.count } }
+            return characters(turned) > characters(level) ? turnedBlocks + levelBlocks : levelBlocks + turnedBlocks
+        }
         let geometry = lines.map(LineGeometry.init)
         let medianHeight = max(1, median(geometry.map(\.height)))
         var regions: [[Int]] = []
@@ -197,6 +216,15 @@ public enum ReadingOrder {
         }
         regions.append(region)
     }
+
+    /// A line that runs down or up the image and is not a column of CJK characters: text
+    /// turned a quarter.
+    static func isTurnedQuarter(_ line: TextLine) -> Bool {
+        guard abs(abs(angle(of: line)) - 90) < 30 else { return false }
+        return !line.text.unicodeScalars.contains { isCJK($0) || (0xAC00...0xD7A3).contains($0.value) }
+    }
+
+    static func angle(of line: TextLine) -> Double { (line.quad ?? Quad(line.frame)).angleDegrees }
 
     /// Whether most of the region's lines run down the image (columns of vertical text).
     static func isVertical(_ region: [Int], _ geometry: [LineGeometry]) -> Bool {

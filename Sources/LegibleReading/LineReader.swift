@@ -95,14 +95,36 @@ public struct LineReader: Sendable {
         _ line: DetectedLine, in image: GrayImage, recognizer: some Recognizer, request: RecognitionRequest,
         job: UInt64, time: TimeLimit
     ) throws(LegibleError) -> (TextLine, AffineMap)? {
-        let isColumn = recognizer.readsTallLinesAsColumns && Self.isColumn(line.quad)
-        guard let strip = rectifier.rectify(image, quad: isColumn ? line.quad.readingDown : line.quad) else {
+        let isTall = Self.isColumn(line.quad)
+        if isTall && !recognizer.readsTallLinesAsColumns {
+            return try readTall(line.quad, in: image, recognizer: recognizer, request: request, job: job, time: time)
+        }
+        guard let strip = rectifier.rectify(image, quad: isTall ? line.quad.readingDown : line.quad) else {
             return nil
         }
         var lineRequest = request
-        lineRequest.lineIsColumn = isColumn
+        lineRequest.lineIsColumn = isTall
         return try recognizer.recognizeLine(strip.image, request: lineRequest, job: job, deadline: time.remaining())
             .map { ($0, strip.toImage) }
+    }
+
+    /// A tall box for a reader of horizontal lines: a line turned a quarter (a receipt's side
+    /// note reading down, a book's spine reading up) or a lone narrow character ("1"). Read
+    /// all three ways; the most confident reading with a letter or digit is kept.
+    private func readTall(
+        _ quad: Quad, in image: GrayImage, recognizer: some Recognizer, request: RecognitionRequest, job: UInt64,
+        time: TimeLimit
+    ) throws(LegibleError) -> (TextLine, AffineMap)? {
+        var best: (TextLine, AffineMap)?
+        for turned in [quad, quad.readingDown, quad.readingUp] {
+            guard let strip = rectifier.rectify(image, quad: turned),
+                let reading = try recognizer.recognizeLine(
+                    strip.image, request: request, job: job, deadline: time.remaining()),
+                reading.text.contains(where: { $0.isLetter || $0.isNumber })
+            else { continue }
+            if best == nil || reading.confidence > best!.0.confidence { best = (reading, strip.toImage) }
+        }
+        return best
     }
 
     /// The lines read, confident ones only, placed in the image and put in reading order.

@@ -89,6 +89,33 @@ private func texts(_ blocks: [TextBlock]) -> [[String]] { blocks.map { $0.lines.
         #expect(text.text == "Milk 2.99")
     }
 
+    /// A Latin line turned a quarter: its box runs down (`readingDown`) or up the image.
+    private func turned(_ text: String, x: Int32, y: Int32, down: Bool) -> TextLine {
+        let frame = Rect(x: x, y: y, width: 20, height: Int32(text.count) * 10)
+        let quad = down ? Quad(frame).readingDown : Quad(frame).readingUp
+        return TextLine(
+            text: text, frame: frame, confidence: 0.9, recognizedLanguages: ["en"],
+            elements: [TextElement(text: text, frame: frame, confidence: 0.9, recognizedLanguages: ["en"])],
+            quad: quad)
+    }
+
+    @Test func linesTurnedAQuarterAreReadAfterTheLevelOnesEachWayItsOwnBlock() {
+        var lines: [TextLine] = []
+        for (row, item) in ["Grande Meal 9.90", "Bean Burrito 4.50", "Crunchy Taco 2.25"].enumerated() {
+            lines.append(line(item, x: 20, y: Int32(40 + row * 28)))
+        }
+        // A side note reading down in two fragments beside the rows, a spine reading up.
+        lines += [
+            turned("THANK", x: 400, y: 20, down: true), turned("YOU", x: 401, y: 20 + 50 + 12, down: true),
+            turned("POEMS", x: 360, y: 20, down: false),
+        ]
+        let blocks = ReadingOrder.blocks(lines.shuffled())
+        #expect(
+            texts(blocks) == [
+                ["Grande Meal 9.90", "Bean Burrito 4.50", "Crunchy Taco 2.25"], ["THANK YOU"], ["POEMS"],
+            ])
+    }
+
     @Test func fragmentsOfOneLineAreJoined() {
         let lines = [line("HOPITAL", x: 100, y: 50), line("FRANCAIS", x: 100 + 70 + 15, y: 51)]
         let blocks = ReadingOrder.blocks(lines)
