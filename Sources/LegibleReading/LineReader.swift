@@ -129,7 +129,8 @@ public struct LineReader: Sendable {
 
     /// The lines read, confident ones only, placed in the image and put in reading order.
     public func assemble(_ read: [(TextLine, AffineMap)], width: Int, height: Int) -> RecognizedText {
-        let placed = read.filter { isConfident($0.0) }.map { Self.mapped($0.0, by: $0.1) }
+        let placed = read.map { (Self.trimmingEdgeMarks($0.0), $0.1) }.filter { isConfident($0.0) }
+            .map { Self.mapped($0.0, by: $0.1) }
         let blocks = ReadingOrder.blocks(placed, parameters: readingOrder)
         return RecognizedText(
             text: blocks.map(\.text).joined(separator: "\n"), blocks: blocks, imageWidth: width, imageHeight: height)
@@ -150,6 +151,32 @@ public struct LineReader: Sendable {
 
     /// A box at least 1.5 times as tall as wide (PaddleOCR's rule for turning a crop).
     static func isColumn(_ quad: Quad) -> Bool { quad.height >= 1.5 * quad.length }
+
+    /// Marks that a line's first or last word is made of alone, when a reader takes the edge of
+    /// a sign, a table's rule or a speck beside the text for a character ("OCR GCSE |",
+    /// "| डाक", "विधानमंडल '"); as words of their own at a line's ends they are not text.
+    static let edgeMarks: Set<Character> = ["|", "¦", "'", "‘", "’", "`", "\"", "“", "”", "_", "~"]
+
+    /// `line` without a first or last word made only of `edgeMarks`.
+    static func trimmingEdgeMarks(_ line: TextLine) -> TextLine {
+        var line = line
+        func isMark(_ element: TextElement) -> Bool {
+            !element.text.isEmpty && element.text.allSatisfy { edgeMarks.contains($0) }
+        }
+        while line.elements.count > 1, let last = line.elements.last, isMark(last),
+            line.text.hasSuffix(" " + last.text)
+        {
+            line.elements.removeLast()
+            line.text.removeLast(last.text.count + 1)
+        }
+        while line.elements.count > 1, let first = line.elements.first, isMark(first),
+            line.text.hasPrefix(first.text + " ")
+        {
+            line.elements.removeFirst()
+            line.text.removeFirst(first.text.count + 1)
+        }
+        return line
+    }
 
     /// Whether a line read is text: some letter or digit, read with enough confidence for the
     /// model that read it.

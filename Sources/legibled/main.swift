@@ -102,7 +102,7 @@ let command = Command(
             "min-line-confidence", valueName: "0..1[,script=0..1...]",
             help:
                 "With the detector, a line whose words' mean confidence is lower is left out (no invented text); a script named gets its own floor (Tesseract's Devanagari models read camera lines right at lower confidences).",
-            default: "0.5,devanagari=0.15"),
+            default: "0.5,devanagari=0.1"),
         .value(
             "workers", valueName: "n", help: "Recognitions running at once across all scripts.",
             default: "the number of cores"),

@@ -10,17 +10,17 @@ struct LineConfidenceFloorTests {
 
     @Test func devanagariLinesHaveTheirOwnFloorByDefault() {
         let floor = LineConfidenceFloor.default
-        #expect(floor.floor(for: line(model: "Devanagari")) == 0.15)
-        #expect(floor.floor(for: line(model: "hin")) == 0.15)
+        #expect(floor.floor(for: line(model: "Devanagari")) == 0.1)
+        #expect(floor.floor(for: line(model: "hin")) == 0.1)
         #expect(floor.floor(for: line(model: "eng")) == 0.5)
         // PP-OCR's lines name their script, not a Tesseract model.
-        #expect(floor.floor(for: line(model: "ch_PP-OCRv4_rec", script: .devanagari)) == 0.15)
+        #expect(floor.floor(for: line(model: "ch_PP-OCRv4_rec", script: .devanagari)) == 0.1)
         #expect(floor.floor(for: line(model: nil)) == 0.5)
     }
 
     @Test func parsesWhatItPrints() throws {
         #expect(try LineConfidenceFloor(parsing: LineConfidenceFloor.default.description) == .default)
-        #expect(LineConfidenceFloor.default.description == "0.5,devanagari=0.15")
+        #expect(LineConfidenceFloor.default.description == "0.5,devanagari=0.1")
         #expect(try LineConfidenceFloor(parsing: "0.3") == LineConfidenceFloor(standard: 0.3))
         #expect(
             try LineConfidenceFloor(parsing: "korean=0.4,0.6")

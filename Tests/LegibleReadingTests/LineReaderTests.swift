@@ -287,3 +287,33 @@ private func cer(_ got: String, _ want: String) -> Double {
         #expect(cer(latin, want) < 0.05, "\(latin.debugDescription) vs \(want.debugDescription)")
     }
 }
+
+/// What `LineReader.assemble` keeps of lines already read (no recognizer needed).
+struct LineAssemblyTests {
+    private func line(_ words: [String], confidence: Float = 0.9) -> TextLine {
+        var x: Int32 = 10
+        let elements = words.map { word -> TextElement in
+            defer { x += Int32(word.count) * 12 + 10 }
+            return TextElement(
+                text: word, frame: Rect(x: x, y: 10, width: Int32(word.count) * 12, height: 20), confidence: confidence,
+                recognizedLanguages: ["en"])
+        }
+        return TextLine(
+            text: words.joined(separator: " "), frame: Rect(x: 10, y: 10, width: x, height: 20),
+            confidence: confidence, recognizedLanguages: ["en"], elements: elements)
+    }
+
+    @Test func marksAloneAtALinesEndsAreNotText() {
+        let reader = LineReader()
+        for (words, want) in [
+            (["OCR", "GCSE", "|"], "OCR GCSE"), (["|", "डाक"], "डाक"), (["विधानमंडल", "'"], "विधानमंडल"),
+            (["'", "Quoted", "words", "’"], "Quoted words"), (["A|B", "2.99"], "A|B 2.99"),
+        ] {
+            let text = reader.assemble([(line(words), .identity)], width: 640, height: 480)
+            #expect(text.text == want)
+            #expect(text.lines.first?.elements.count == want.split(separator: " ").count)
+        }
+        // A line of marks alone stays as it was, and is no text.
+        #expect(reader.assemble([(line(["|"]), .identity)], width: 640, height: 480).text.isEmpty)
+    }
+}
