@@ -157,25 +157,30 @@ public struct LineReader: Sendable {
     /// "| डाक", "विधानमंडल '"); as words of their own at a line's ends they are not text.
     static let edgeMarks: Set<Character> = ["|", "¦", "'", "‘", "’", "`", "\"", "“", "”", "_", "~"]
 
-    /// `line` without a first or last word made only of `edgeMarks`.
+    /// `line` without a first or last word made only of `edgeMarks`; its confidence then the
+    /// mean of the words it keeps.
     static func trimmingEdgeMarks(_ line: TextLine) -> TextLine {
-        var line = line
+        var trimmed = line
         func isMark(_ element: TextElement) -> Bool {
             !element.text.isEmpty && element.text.allSatisfy { edgeMarks.contains($0) }
         }
-        while line.elements.count > 1, let last = line.elements.last, isMark(last),
-            line.text.hasSuffix(" " + last.text)
+        while trimmed.elements.count > 1, let last = trimmed.elements.last, isMark(last),
+            trimmed.text.hasSuffix(" " + last.text)
         {
-            line.elements.removeLast()
-            line.text.removeLast(last.text.count + 1)
+            trimmed.elements.removeLast()
+            trimmed.text.removeLast(last.text.count + 1)
         }
-        while line.elements.count > 1, let first = line.elements.first, isMark(first),
-            line.text.hasPrefix(first.text + " ")
+        while trimmed.elements.count > 1, let first = trimmed.elements.first, isMark(first),
+            trimmed.text.hasPrefix(first.text + " ")
         {
-            line.elements.removeFirst()
-            line.text.removeFirst(first.text.count + 1)
+            trimmed.elements.removeFirst()
+            trimmed.text.removeFirst(first.text.count + 1)
         }
-        return line
+        if trimmed.elements.count < line.elements.count {
+            trimmed.confidence =
+                trimmed.elements.reduce(Float(0)) { $0 + $1.confidence } / Float(trimmed.elements.count)
+        }
+        return trimmed
     }
 
     /// Whether a line read is text: some letter or digit, read with enough confidence for the

@@ -313,6 +313,11 @@ struct LineAssemblyTests {
             #expect(text.text == want)
             #expect(text.lines.first?.elements.count == want.split(separator: " ").count)
         }
+        // The line's confidence is its kept words' mean.
+        var marked = line(["OCR", "GCSE", "|"])
+        marked.elements[2].confidence = 0.3
+        marked.confidence = 0.7
+        #expect(reader.assemble([(marked, .identity)], width: 640, height: 480).lines.first?.confidence == 0.9)
         // A line of marks alone stays as it was, and is no text.
         #expect(reader.assemble([(line(["|"]), .identity)], width: 640, height: 480).text.isEmpty)
     }

@@ -25,10 +25,9 @@ from PIL import Image  # noqa: E402
 
 import camera_frames as cf  # noqa: E402
 import models as bm  # noqa: E402
-from legible_client import pb  # noqa: E402
+from legible_client import pb  # noqa: E402  (levels)
 
-SCRIPTS = {"latin": pb.SCRIPT_LATIN, "chinese": pb.SCRIPT_CHINESE, "japanese": pb.SCRIPT_JAPANESE,
-           "korean": pb.SCRIPT_KOREAN, "devanagari": pb.SCRIPT_DEVANAGARI}
+SCRIPTS = bm.PROTO_SCRIPT
 
 
 def dim(frame):
