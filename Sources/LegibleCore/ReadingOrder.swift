@@ -51,11 +51,7 @@ public enum ReadingOrder {
         if !level.isEmpty, level.count < lines.count {
             let turned = lines.filter { isTurnedQuarter($0) }
             let runs = [turned.filter { angle(of: $0) > 0 }, turned.filter { angle(of: $0) < 0 }].filter { !$0.isEmpty }
-            let turnedBlocks = runs.map { run in
-                let joined = joinFragments(run, parameters)
-                return makeBlock(
-                    ordered(Array(joined.indices), joined.map(LineGeometry.init), parameters).map { joined[$0] })
-            }
+            let turnedBlocks = runs.map { block(of: $0, parameters) }
             let levelBlocks = blocks(level, parameters: parameters)
             let characters = { (lines: [TextLine]) in lines.reduce(0) { $0 + $1.text.count } }
             return characters(turned) > characters(level) ? turnedBlocks + levelBlocks : levelBlocks + turnedBlocks
@@ -66,11 +62,13 @@ public enum ReadingOrder {
         cut(Array(lines.indices), geometry, medianHeight, parameters, into: &regions)
         // Fragments are joined within a region only: the two halves of a line never lie on
         // either side of a column gutter, two columns' lines often do.
-        return regions.map { region in
-            let joined = joinFragments(region.map { lines[$0] }, parameters)
-            let joinedGeometry = joined.map(LineGeometry.init)
-            return makeBlock(ordered(Array(joined.indices), joinedGeometry, parameters).map { joined[$0] })
-        }
+        return regions.map { block(of: $0.map { lines[$0] }, parameters) }
+    }
+
+    /// One region's lines as a block: fragments joined, then read row by row.
+    static func block(of region: [TextLine], _ parameters: Parameters) -> TextBlock {
+        let joined = joinFragments(region, parameters)
+        return makeBlock(ordered(Array(joined.indices), joined.map(LineGeometry.init), parameters).map { joined[$0] })
     }
 
     // MARK: Geometry of a line
@@ -92,6 +90,9 @@ public enum ReadingOrder {
             direction = quad.direction
             length = quad.length
         }
+
+        /// Whether the line runs down the image (a column of vertical text).
+        var runsDown: Bool { abs(angle - 90) < 20 }
 
         /// Coordinates of a point along this line's direction and across it.
         func project(_ point: (x: Double, y: Double)) -> (along: Double, across: Double) {
@@ -221,7 +222,7 @@ public enum ReadingOrder {
     /// turned a quarter.
     static func isTurnedQuarter(_ line: TextLine) -> Bool {
         guard abs(abs(angle(of: line)) - 90) < 30 else { return false }
-        return !line.text.unicodeScalars.contains { isCJK($0) || (0xAC00...0xD7A3).contains($0.value) }
+        return !line.text.unicodeScalars.contains { WrittenScript.of($0)?.isEastAsian == true }
     }
 
     static func angle(of line: TextLine) -> Double { (line.quad ?? Quad(line.frame)).angleDegrees }
@@ -232,7 +233,7 @@ public enum ReadingOrder {
     }
 
     /// Whether a line runs down the image.
-    static func isColumn(_ line: Int, _ geometry: [LineGeometry]) -> Bool { abs(geometry[line].angle - 90) < 20 }
+    static func isColumn(_ line: Int, _ geometry: [LineGeometry]) -> Bool { geometry[line].runsDown }
 
     /// The region cut at every gap of at least `minimumGap` that no line crosses, across y
     /// (rows, top to bottom) or across x (columns, left to right); nil when there is none.
@@ -330,7 +331,7 @@ public enum ReadingOrder {
     }
 
     static func sameRow(_ line: LineGeometry, _ next: LineGeometry, _ parameters: Parameters) -> Bool {
-        guard abs(line.angle - 90) >= 20, angleDifference(line.angle, next.angle) <= parameters.joinAngle else {
+        guard !line.runsDown, angleDifference(line.angle, next.angle) <= parameters.joinAngle else {
             return false
         }
         let (along, across) = line.project(next.center)

@@ -265,7 +265,7 @@ extension RecognizedText {
                 paragraph.words.removeAll { droppedFrames.contains($0.frame) }
                 guard !paragraph.words.isEmpty else { return nil }
                 let kept = block.lines.filter { line in line.elements.contains { paragraph.words.contains($0) } }
-                paragraph.text = kept.map(\.text).joined(separator: "\n")
+                paragraph.text = ReadingOrder.text(ofOrdered: kept)
                 paragraph.frame = paragraph.words.reduce(Rect(x: 0, y: 0, width: 0, height: 0)) { $0.union($1.frame) }
                 return paragraph
             }

@@ -122,7 +122,7 @@ public struct LineReader: Sendable {
                     strip.image, request: request, job: job, deadline: time.remaining()),
                 reading.text.contains(where: { $0.isLetter || $0.isNumber })
             else { continue }
-            if best == nil || reading.confidence > best!.0.confidence { best = (reading, strip.toImage) }
+            if reading.confidence > best?.0.confidence ?? -1 { best = (reading, strip.toImage) }
         }
         return best
     }

@@ -71,17 +71,17 @@ public final class SecondOpinionRecognizer: Recognizer {
         return other.confidence > first.confidence && !Self.dropsLetters(other, of: first) ? other : first
     }
 
-    /// Whether a reading by a model without accents may have lost some: it has a word of three
-    /// or more letters that the model's dictionary does not hold — letters only, but for
-    /// punctuation around it and an apostrophe or hyphen inside. English lines rarely do ("Order
-    /// 58213 ships Monday": numbers are not words; "ops@example.com" is an address), French,
-    /// Spanish or German ones almost always ("HOPITAL", "pequeno", "cété,").
     /// Whether a second reader that `checksAccents` reads `line` again for its accents
     /// (`secondReading`; `ScriptRouting` asks the same of a line read script by script).
     static func accentsInDoubt(_ line: TextLine?, checksAccents: Bool) -> Bool {
         checksAccents && line.map(mayHaveLostAccents) == true
     }
 
+    /// Whether a reading by a model without accents may have lost some: it has a word of three
+    /// or more letters that the model's dictionary does not hold — letters only, but for
+    /// punctuation around it and an apostrophe or hyphen inside. English lines rarely do ("Order
+    /// 58213 ships Monday": numbers are not words; "ops@example.com" is an address), French,
+    /// Spanish or German ones almost always ("HOPITAL", "pequeno", "cété,").
     static func mayHaveLostAccents(_ line: TextLine) -> Bool {
         line.elements.contains { word in
             guard word.isDictionaryWord == false else { return false }
