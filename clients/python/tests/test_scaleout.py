@@ -8,11 +8,12 @@ instance drains (its sessions get their SessionSummary), its /readyz turns 503 a
 takes it out for that reason, new sessions land on the other instance, and the stream client
 reconnects on its own and goes on reading there.
 
-Needs Debian's haproxy (`make deps` installs it); installs nothing itself. 15-30 s here (in `make test`).
+Needs Debian's haproxy (`make deps` installs it); installs nothing itself. 20-30 s here (in `make test`).
 """
 import csv
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -251,16 +252,31 @@ def test_two_instances_behind_haproxy_share_the_load_and_one_drains(cluster):
     victim_load_sessions = victim.sessions() - 1  # least connections: 2 or 3 beside the stream
     assert victim_load_sessions >= 2
 
-    # Two sessions pinned to the victim (connected to it directly), each with a dense page at
-    # ACCURATE in flight (~2.7 s each on one worker): the drain lasts long enough for HAProxy
-    # to see /readyz answer 503 on two checks in a row.
-    pinned = []
-    for _ in range(2):
+    # Sessions pinned to the victim (connected to it directly), each with a dense page at
+    # ACCURATE in flight, so that the drain outlasts HAProxy's checks: a check every 2 s, then
+    # every 500 ms after a failure, two failures to mark it down (~2.5 s after the 503 at most).
+    # A page's time depends on the machine (CI's is faster than this one), so the test first
+    # times one page on the victim, under load 2, and pins enough pages for >= 7 s of drain.
+    def pin():
         s = Stream(victim.address)
         s.sock.settimeout(60)
         s.send(pb.ClientMessage(start=pb.StartSession(client_name="pinned", options=pb.RecognitionOptions(
             level=pb.LEVEL_ACCURATE, recognize_unchanged=True))))
         assert s.receive().WhichOneof("message") == "started"
+        return s
+
+    probe = pin()
+    timed = time.monotonic()
+    probe.send(frame(1, dense_page()))
+    message = probe.receive()
+    assert message.WhichOneof("message") == "result" and message.result.status == pb.FRAME_STATUS_RECOGNIZED, message
+    per_page = time.monotonic() - timed
+    probe.close()
+    pinned_count = min(24, max(2, math.ceil(7.0 / per_page)))
+    print(f"\na dense page at ACCURATE on the victim: {per_page:.2f} s; pinning {pinned_count} sessions")
+    pinned = []
+    for _ in range(pinned_count):
+        s = pin()
         s.send(frame(1, dense_page()))
         s.send(pb.ClientMessage(ping=pb.Ping(nonce=1)))
         assert s.receive().WhichOneof("message") == "pong"  # the frame was received before it
