@@ -129,8 +129,9 @@ public struct LineReader: Sendable {
 
     /// The lines read, confident ones only, placed in the image and put in reading order.
     public func assemble(_ read: [(TextLine, AffineMap)], width: Int, height: Int) -> RecognizedText {
-        let placed = read.map { (Self.trimmingEdgeMarks($0.0), $0.1) }.filter { isConfident($0.0) }
-            .map { Self.mapped($0.0, by: $0.1) }
+        let placed = Self.droppingEchoes(
+            read.map { (Self.trimmingEdgeMarks($0.0), $0.1) }.filter { isConfident($0.0) }
+                .map { Self.mapped($0.0, by: $0.1) })
         let blocks = ReadingOrder.blocks(placed, parameters: readingOrder)
         return RecognizedText(
             text: blocks.map(\.text).joined(separator: "\n"), blocks: blocks, imageWidth: width, imageHeight: height)
@@ -181,6 +182,34 @@ public struct LineReader: Sendable {
                 trimmed.elements.reduce(Float(0)) { $0 + $1.confidence } / Float(trimmed.elements.count)
         }
         return trimmed
+    }
+
+    /// A line lying at least this share inside another line's box is an echo of it when its text
+    /// is part of the other's.
+    static let echoShare = 0.5
+
+    /// `lines` without echoes: a detector can find a large letter of a sign's word both on its
+    /// own and within the word's line (the big "S" of "Super Market"); a line whose box lies
+    /// mostly inside another's, and whose letters and digits that line already reads, is left
+    /// out (of two that read the same, the less confident). Boxes are the lines' ink, in the
+    /// image.
+    static func droppingEchoes(_ lines: [TextLine]) -> [TextLine] {
+        func letters(_ line: TextLine) -> String {
+            String(line.text.lowercased().filter { $0.isLetter || $0.isNumber })
+        }
+        let texts = lines.map(letters)
+        let boxes = lines.map { $0.quad ?? Quad($0.frame) }
+        func echoes(_ index: Int, _ other: Int) -> Bool {
+            let (own, theirs) = (texts[index], texts[other])
+            guard !own.isEmpty, theirs.contains(own) else { return false }
+            if own.count == theirs.count {
+                let (mine, its) = (lines[index].confidence, lines[other].confidence)
+                guard mine < its || (mine == its && index > other) else { return false }
+            }
+            return boxes[index].shareInside(boxes[other]) >= echoShare
+        }
+        return lines.indices.filter { index in !lines.indices.contains { $0 != index && echoes(index, $0) } }
+            .map { lines[$0] }
     }
 
     /// Whether a line read is text: some letter or digit, read with enough confidence for the

@@ -30,6 +30,30 @@ struct GeometryTests {
         #expect(wide.intersection(image) == Rect(x: 0, y: 10, width: 640, height: 470))
     }
 
+    @Test func shareOfAQuadInsideAnother() {
+        let square = Quad(Rect(x: 0, y: 0, width: 10, height: 10))
+        #expect(square.area == 100)
+        #expect(square.shareInside(square) == 1)
+        #expect(square.shareInside(Quad(Rect(x: 5, y: 0, width: 10, height: 10))) == 0.5)
+        #expect(square.shareInside(Quad(Rect(x: 20, y: 0, width: 10, height: 10))) == 0)
+        #expect(square.shareInside(Quad(Rect(x: -5, y: -5, width: 30, height: 30))) == 1)
+        // A diamond standing on the square's centre, its corners on the square's edges' midpoints:
+        // the square is half inside it, the diamond wholly inside the square; either corner order.
+        let diamond = Quad(
+            topLeft: Point(x: 5, y: 0), topRight: Point(x: 10, y: 5), bottomRight: Point(x: 5, y: 10),
+            bottomLeft: Point(x: 0, y: 5))
+        #expect(abs(square.shareInside(diamond) - 0.5) < 1e-9)
+        #expect(abs(square.shareInside(diamond.readingUp) - 0.5) < 1e-9)
+        let counterClockwise = Quad(
+            topLeft: diamond.topLeft, topRight: diamond.bottomLeft, bottomRight: diamond.bottomRight,
+            bottomLeft: diamond.topRight)
+        #expect(abs(square.shareInside(counterClockwise) - 0.5) < 1e-9)
+        #expect(diamond.shareInside(square) == 1)
+        // No area: nothing inside.
+        let flat = Quad(Rect(x: 0, y: 0, width: 10, height: 0))
+        #expect(flat.shareInside(square) == 0 && square.shareInside(flat) == 0)
+    }
+
     @Test func errorDescribesCodeAndMessage() {
         #expect(LegibleError(.invalidArgument, "bad").description == "INVALID_ARGUMENT: bad")
         #expect(LegibleError.Code(rawValue: 42).name == "CODE_42")

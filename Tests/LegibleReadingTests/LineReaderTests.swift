@@ -321,4 +321,33 @@ struct LineAssemblyTests {
         // A line of marks alone stays as it was, and is no text.
         #expect(reader.assemble([(line(["|"]), .identity)], width: 640, height: 480).text.isEmpty)
     }
+
+    /// A line found inside another line that already reads its letters is an echo of it (a
+    /// sign's big first letter found alone and within its word); it is left out. A line
+    /// merely near another, or reading letters the other does not, stays.
+    @Test func aLineInsideAnotherThatReadsItsLettersIsAnEcho() {
+        let reader = LineReader()
+        func placed(_ text: String, _ rect: Rect, confidence: Float = 0.9) -> TextLine {
+            var read = line([text], confidence: confidence)
+            read.elements[0].frame = rect
+            read.frame = rect
+            return read
+        }
+        let word = placed("Super Market", Rect(x: 80, y: 220, width: 900, height: 200))
+        let letter = placed("S", Rect(x: 25, y: 200, width: 180, height: 220))  // 0.63 of it inside
+        #expect(
+            reader.assemble([(letter, .identity), (word, .identity)], width: 1074, height: 630).text == "Super Market")
+        // Above the word, not inside it: two lines.
+        let above = placed("S", Rect(x: 80, y: 0, width: 180, height: 200))
+        #expect(reader.assemble([(above, .identity), (word, .identity)], width: 1074, height: 630).lines.count == 2)
+        // Inside it but reading what it does not: kept.
+        let other = placed("Z", Rect(x: 100, y: 240, width: 100, height: 100))
+        #expect(reader.assemble([(other, .identity), (word, .identity)], width: 1074, height: 630).lines.count == 2)
+        // The same text twice in one place: the surer reading stays, in either order.
+        let twin = placed("Super Market", Rect(x: 90, y: 225, width: 880, height: 190), confidence: 0.7)
+        for pair in [[twin, word], [word, twin]] {
+            let text = reader.assemble(pair.map { ($0, .identity) }, width: 1074, height: 630)
+            #expect(text.lines.map(\.confidence) == [0.9])
+        }
+    }
 }
