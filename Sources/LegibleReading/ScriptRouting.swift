@@ -35,6 +35,17 @@ public struct ScriptRouting: Sendable, Codable {
     /// 0.93–1.0 scored 0–0.63 (generated scenes, seed 100; mixed-sign-no-litter-minato).
     public static let secondReadingMargin: Float = 0.15
 
+    /// These scripts' recognizers write Latin letters as well as their own (Tesseract's
+    /// Devanagari model read a sign's "India Post" and "BIHIYA" in Latin, at 0.96 and 0.93, and
+    /// every Latin line of generated Latin + Devanagari signs, seeds 0–4): when one writes its
+    /// own script's letters, with at least `settlingConfidence`, the line is in its script
+    /// (`settledBy`), and a Latin reader's letters for it are a guess: on a station sign
+    /// PP-OCRv6 read the Devanagari name बिहिया as "fafear" at 0.73, where the Devanagari model
+    /// read it at 0.45 (bench/corpus, deva-sign-bihiya-station, tune part). Not Korean: `kor`
+    /// wrote Hangul for 3 of the 20 Latin lines of generated Korean + Latin signs (seeds 0–4).
+    public static let readersWritingLatin: Set<Script> = [.devanagari, .chinese, .japanese]
+    public static let settlingConfidence: Float = 0.4
+
     /// The candidate scripts, in the session's order; the first one's engine reads first.
     public let scripts: [Script]
     /// The detected lines (already filtered by detection score), in the upright image.
@@ -49,6 +60,9 @@ public struct ScriptRouting: Sendable, Codable {
     public private(set) var wanted: [[Script]]
     /// Per line, the scripts whose second readers have had their turn.
     public private(set) var secondReadBy: [Set<Script>]
+    /// Per line, the script whose recognizer wrote its own letters for it
+    /// (`settlingConfidence`): Latin's recognizers no longer read it, nor win it.
+    public private(set) var settledBy: [Script?]
     /// Per script whose engine has read, the confidence under which its second reader reads a
     /// line again (`Recognizer.secondReadingThreshold`; 0: it has none).
     public private(set) var secondReadingBelow: [Script: Float] = [:]
@@ -90,6 +104,25 @@ public struct ScriptRouting: Sendable, Codable {
         readingsByScript = Array(repeating: [:], count: lines.count)
         wanted = Array(repeating: [scripts[0]], count: lines.count)
         secondReadBy = Array(repeating: [], count: lines.count)
+        settledBy = Array(repeating: nil, count: lines.count)
+    }
+
+    /// Whether `reading` settles its line's script (`settlingConfidence`).
+    static func settles(_ reading: Reading) -> Bool {
+        guard readersWritingLatin.contains(reading.script), reading.line.confidence >= settlingConfidence,
+            let written = WrittenScript.dominant(in: reading.line.text)
+        else { return false }
+        return written != .latin && written.isRead(by: reading.script)
+    }
+
+    /// Whether `reading` may take line `index` from its best reading so far: a surer one may,
+    /// but for a Latin reader's on a line another script settled; a settling reading takes a
+    /// line from a Latin reader's however sure.
+    func replacesBest(_ reading: Reading, line index: Int) -> Bool {
+        guard let current = best[index] else { return true }
+        if current.script == .latin, Self.settles(reading) { return true }
+        if settledBy[index] != nil, reading.script == .latin { return false }
+        return reading.score > current.score
     }
 
     /// The script whose engine should read next: the first candidate some line still wants,
@@ -136,6 +169,7 @@ public struct ScriptRouting: Sendable, Codable {
             } : nil
         return scripts.filter { script in
             unsure.contains { $0.script == script && ($0.line.confidence >= floor || script == lettersOwner) }
+                && !(script == .latin && settledBy[index] != nil)
         }
     }
 
@@ -155,8 +189,9 @@ public struct ScriptRouting: Sendable, Codable {
         secondReadBy[index].insert(script)
         // The second reader chose between its script's reading and its own: when that script's
         // reading is the best, the choice stands (accents given back may score no higher).
-        if let reading, best[index].map({ reading.script == $0.script || reading.score > $0.score }) ?? true {
+        if let reading, best[index]?.script == reading.script || replacesBest(reading, line: index) {
             best[index] = reading
+            if Self.settles(reading) { settledBy[index] = script }
         }
     }
 
@@ -171,7 +206,11 @@ public struct ScriptRouting: Sendable, Codable {
         tried[index].insert(script)
         readingsByScript[index][script] = reading
         wanted[index].removeAll { $0 == script }
-        if let reading, best[index].map({ reading.score > $0.score }) ?? true { best[index] = reading }
+        if let reading, replacesBest(reading, line: index) {
+            best[index] = reading
+            if Self.settles(reading) { settledBy[index] = script }
+        }
+        defer { if settledBy[index] != nil { wanted[index].removeAll { $0 == .latin } } }
         let untried = scripts.filter { !tried[index].contains($0) }
         guard let reading else {
             wanted[index] = untried

@@ -53,6 +53,35 @@ struct ScriptRoutingTests {
         #expect(routing.readings.first?.script == .latin)
     }
 
+    @Test func aReaderThatWritesLatinTooSettlesALineItReadsInItsOwnLetters() {
+        // Devanagari's model reads the station's name unsure, in Devanagari letters: the line is
+        // Devanagari, eng does not read it, and Latin's second reader is not asked.
+        var routing = ScriptRouting(scripts: [.devanagari, .latin], lines: [line, line])
+        routing.setSecondReadingThreshold(0.8, for: .devanagari)
+        routing.record(reading("बिड्या", 0.45, by: .devanagari), line: 0, by: .devanagari)
+        routing.record(reading("BIHIYA", 0.55, by: .devanagari), line: 1, by: .devanagari)
+        #expect(routing.settledBy == [.devanagari, nil])
+        #expect(routing.lines(for: .latin) == [1])
+        routing.setSecondReadingThreshold(0.8, for: .latin)
+        routing.record(reading("BIHIYA", 0.93, by: .latin), line: 1, by: .latin)
+        #expect(routing.secondReaders(of: 0) == [.devanagari])
+        routing.recordSecondReading(reading("fafear", 0.73, by: .latin), line: 0, by: .latin)
+        #expect(routing.readings.map(\.line.text) == ["बिड्या", "BIHIYA"])
+        // Read the other way round, eng's guess is first and loses to the settling reading, which
+        // Latin's second reader cannot take back; under 0.4 it settles nothing.
+        var latinFirst = ScriptRouting(scripts: [.latin, .devanagari], lines: [line, line])
+        latinFirst.record(reading("fafear", 0.73, by: .latin), line: 0, by: .latin)
+        latinFirst.record(reading("fafear", 0.73, by: .latin), line: 1, by: .latin)
+        latinFirst.record(reading("बिड्या", 0.45, by: .devanagari), line: 0, by: .devanagari)
+        latinFirst.record(reading("बिड्या", 0.35, by: .devanagari), line: 1, by: .devanagari)
+        latinFirst.recordSecondReading(reading("fafear", 0.9, by: .latin), line: 0, by: .latin)
+        #expect(latinFirst.readings.map(\.line.text) == ["बिड्या", "fafear"])
+        // Korean's model writes Hangul for some Latin lines: it settles nothing.
+        var korean = ScriptRouting(scripts: [.korean, .latin], lines: [line])
+        korean.record(reading("서울", 0.6, by: .korean), line: 0, by: .korean)
+        #expect(korean.settledBy == [nil] && korean.lines(for: .latin) == [0])
+    }
+
     @Test func kanaMakeALineJapaneseAndKanjiAloneStayWithChinese() {
         var routing = ScriptRouting(scripts: [.chinese, .japanese, .latin], lines: [line, line])
         routing.record(reading("東京駅はこちら", 0.7, by: .chinese), line: 0, by: .chinese)
