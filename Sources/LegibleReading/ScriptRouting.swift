@@ -44,6 +44,8 @@ public struct ScriptRouting: Sendable, Codable {
     /// read it at 0.45 (bench/corpus, deva-sign-bihiya-station, tune part). Not Korean: `kor`
     /// wrote Hangul for 3 of the 20 Latin lines of generated Korean + Latin signs (seeds 0–4).
     public static let readersWritingLatin: Set<Script> = [.devanagari, .chinese, .japanese]
+    /// The least confidence of a reading in its reader's own letters that settles its line
+    /// (`readersWritingLatin`); Devanagari's model read that station name at 0.45–0.49.
     public static let settlingConfidence: Float = 0.4
 
     /// The candidate scripts, in the session's order; the first one's engine reads first.
