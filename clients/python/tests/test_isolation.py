@@ -14,7 +14,7 @@ import time
 from conftest import SLOWDOWN, Server
 from legible_client import pb
 from test_operations import free_port, get, samples, wait_for
-from test_sessions import dense_page, frame, label, result_of, started
+from test_sessions import frame, label, result_of, started, wide_dense_page
 
 INTERNAL, DEADLINE_EXCEEDED = 13, 4
 # The crash report a dying worker writes is the Swift runtime's backtracer's, which
@@ -99,10 +99,13 @@ def test_a_worker_killed_mid_frame_fails_that_frame_and_the_next_is_read_without
         _, baseline = read_label(stream, 2)
         workers = children(server.process.pid)
         before = {pid: cpu_ticks(pid) for pid in workers}
-        stream.send(frame(3, dense_page()))  # ~1 s of ACCURATE reading
-        time.sleep(0.5)
-        busy = max(workers, key=lambda pid: cpu_ticks(pid) - before[pid])
-        os.kill(busy, signal.SIGKILL)
+        stream.send(frame(3, wide_dense_page()))  # ~1.6 s of ACCURATE reading
+        # Killed as soon as a worker is seen reading it (0.1 s of CPU, at 100 ticks/s), well
+        # inside the page's reading on a machine of any speed (a fixed sleep was a race).
+        reading = []
+        wait_for(lambda: reading.extend(pid for pid in workers if cpu_ticks(pid) - before[pid] >= 10) or reading,
+                 timeout=10 * SLOWDOWN, what="a worker reading the page")
+        os.kill(reading[0], signal.SIGKILL)
         killed = result_of(stream)
         assert killed.status == pb.FRAME_STATUS_FAILED and killed.error.code == INTERNAL, killed
         result, after = read_label(stream, 4)
