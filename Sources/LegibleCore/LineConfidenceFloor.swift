@@ -11,7 +11,12 @@ public struct LineConfidenceFloor: Sendable, Equatable, CustomStringConvertible 
     public var standard: Float
     public var byScript: [Script: Float]
 
-    public static let `default` = LineConfidenceFloor(standard: 0.5, byScript: [.devanagari: 0.1])
+    /// 0.5, and 0.1 for the scripts whose models read right at low confidences
+    /// (`Script.readsRightAtLowConfidence`).
+    public static let `default` = LineConfidenceFloor(
+        standard: 0.5,
+        byScript: Dictionary(
+            uniqueKeysWithValues: Script.allCases.filter(\.readsRightAtLowConfidence).map { ($0, 0.1) }))
 
     public init(standard: Float, byScript: [Script: Float] = [:]) {
         self.standard = standard

@@ -42,6 +42,13 @@ public enum RecognitionLevel: Int, Sendable, Hashable, CaseIterable, Codable {
 }
 
 extension Script {
+    /// Whether this script's Tesseract models read photographs right at low word confidences —
+    /// the Devanagari models at 0.1 to 0.6 on the corpus's sign photographs — so that their
+    /// confidences neither gate nor compare readings as the other models' do: their lines get
+    /// a lower floor (`LineConfidenceFloor.default`), and ACCURATE does not read their unsure
+    /// lines a second way to keep the higher score (`TesseractEngine`).
+    public var readsRightAtLowConfidence: Bool { self == .devanagari }
+
     /// The Debian package that ships this script's default model, for error messages.
     public var debianPackage: String { ModelCatalog.debianPackage(for: ModelSelection().model(for: self)) }
 }

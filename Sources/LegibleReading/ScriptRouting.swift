@@ -7,8 +7,8 @@ public import LegibleCore
 /// scripts' engines for the lines it did not read with confidence, each of those engines
 /// reading all the lines handed to it at once. A line's script comes from what was read:
 /// the Unicode script of its letters, when a recognizer can write another script's letters
-/// (Tesseract's Devanagari and CJK models also read Latin), and otherwise the recognizers'
-/// own confidences. Tesseract's OSD, the other candidate, needs at least 50 characters by
+/// (every script's recognizer also writes Latin; Korean's less reliably: `readersWritingLatin`),
+/// and otherwise the recognizers' own confidences. Tesseract's OSD, the other candidate, needs at least 50 characters by
 /// default and named 13 of 20 clean rendered single lines right with its minimum lowered to
 /// 3 (see the README), so it is not used.
 ///
@@ -35,14 +35,14 @@ public struct ScriptRouting: Sendable, Codable {
     /// 0.93–1.0 scored 0–0.63 (generated scenes, seed 100; mixed-sign-no-litter-minato).
     public static let secondReadingMargin: Float = 0.15
 
-    /// These scripts' recognizers write Latin letters as well as their own (Tesseract's
-    /// Devanagari model read a sign's "India Post" and "BIHIYA" in Latin, at 0.96 and 0.93, and
-    /// every Latin line of generated Latin + Devanagari signs, seeds 0–4): when one writes its
-    /// own script's letters, with at least `settlingConfidence`, the line is in its script
-    /// (`settledBy`), and a Latin reader's letters for it are a guess: on a station sign
-    /// PP-OCRv6 read the Devanagari name बिहिया as "fafear" at 0.73, where the Devanagari model
-    /// read it at 0.45 (bench/corpus, deva-sign-bihiya-station, tune part). Not Korean: `kor`
-    /// wrote Hangul for 3 of the 20 Latin lines of generated Korean + Latin signs (seeds 0–4).
+    /// These scripts' recognizers write a Latin line in Latin letters (`bench/probes/
+    /// latin_in_other_readers.py`: every Latin line of generated two-script signs, seeds 0–4, and
+    /// of the corpus's tune-part photos, e.g. "India Post" and "BIHIYA" by the Devanagari model):
+    /// when one writes its own script's letters, with at least `settlingConfidence`, the line is
+    /// in its script (`settledBy`), and a Latin reader's letters for it are a guess: on a
+    /// station sign PP-OCRv6 read the Devanagari name बिहिया as "fafear" at 0.73, where the
+    /// Devanagari model read it at 0.45 (bench/corpus, deva-sign-bihiya-station, tune part).
+    /// Not Korean: `kor` wrote every Latin line of those signs in Hangul, at 0.90–0.93.
     public static let readersWritingLatin: Set<Script> = [.devanagari, .chinese, .japanese]
     /// The least confidence of a reading in its reader's own letters that settles its line
     /// (`readersWritingLatin`); Devanagari's model read that station name at 0.45–0.49.

@@ -283,12 +283,12 @@ public final class TesseractEngine: Recognizer {
     private var singleModel: String? { key.models.count == 1 ? key.models[0] : nil }
 
     /// Whether ACCURATE reads an unsure line a second way (Sauvola's threshold) and keeps the
-    /// better-scored reading. Not for Devanagari's models: they read sign photographs right
-    /// at word confidences from 0.1 to 0.6 (`LineConfidenceFloor`), so the higher score is no
-    /// better reading; on the corpus's tune part the retry made ACCURATE's Devanagari row
-    /// worse than FAST's (0.233 against 0.222), and the same without it (0.222).
+    /// better-scored reading: not with models whose right readings score low
+    /// (`Script.readsRightAtLowConfidence`), where the higher score is no better reading. On the
+    /// corpus's tune part the retry made ACCURATE's Devanagari row worse than FAST's (0.233
+    /// against 0.222), and the same without it (0.222).
     private var comparesLineReadings: Bool {
-        !key.models.contains { ModelCatalog.script(ofModel: $0) == .devanagari }
+        !key.models.contains { ModelCatalog.script(ofModel: $0)?.readsRightAtLowConfidence == true }
     }
 
     /// Reads one rectified text line (a detector's line, cut out and turned horizontal, dark on
