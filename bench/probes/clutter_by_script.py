@@ -6,21 +6,16 @@ of their size, and the corpus's text-free images of the tune part. Ad-hoc probe 
 
     python3 bench/probes/clutter_by_script.py --script devanagari --floors "0.5 0.5,devanagari=0.15 0.5,devanagari=0"
 """
-import argparse
 import os
-import sys
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-parser.add_argument("--legibled", default=os.path.join(REPO, ".build/release/legibled"))
+from probe_setup import probe_parser  # sets sys.path for the imports below
+
+parser = probe_parser(__doc__)
 parser.add_argument("--script", default="devanagari")
 parser.add_argument("--floors", default="0.5 0.5,devanagari=0.15 0.5,devanagari=0", help="--min-line-confidence values, space-separated")
 parser.add_argument("--level", choices=("fast", "accurate"), default="fast")
 parser.add_argument("--flags", default="", help="more legibled flags (space-separated)")
 args = parser.parse_args()
-for folder in ("bench", "clients/python"):
-    sys.path.insert(0, os.path.join(REPO, folder))
-from PIL import Image  # noqa: E402
 
 import corpus_accuracy as ca  # noqa: E402
 import models as bm  # noqa: E402

@@ -6,21 +6,16 @@ part (the corpus has 3 Devanagari images there). Ad-hoc probe of stop 34.
 
     python3 bench/probes/hard_scripts.py [--scripts devanagari,korean]
 """
-import argparse
-import os
 import statistics
-import sys
 
 import numpy as np
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-parser.add_argument("--legibled", default=os.path.join(REPO, ".build/release/legibled"))
+from probe_setup import probe_parser  # sets sys.path for the imports below
+
+parser = probe_parser(__doc__)
 parser.add_argument("--scripts", default="latin,chinese,devanagari,japanese,korean")
 parser.add_argument("--seeds", default="100,101,102,103")
 args = parser.parse_args()
-for folder in ("bench", "clients/python", "scripts"):
-    sys.path.insert(0, os.path.join(REPO, folder))
 from PIL import Image  # noqa: E402
 
 import camera_frames as cf  # noqa: E402

@@ -6,16 +6,11 @@ for).
 
     python3 bench/probes/multilingual_levels.py [--legibled .build/release/legibled]
 """
-import argparse
-import os
-import sys
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-parser.add_argument("--legibled", default=os.path.join(REPO, ".build/release/legibled"))
+from probe_setup import probe_parser  # sets sys.path for the imports below
+
+parser = probe_parser(__doc__)
 args = parser.parse_args()
-for folder in ("bench", "clients/python", "scripts"):
-    sys.path.insert(0, os.path.join(REPO, folder))
 import camera_frames as cf  # noqa: E402
 import models as bm  # noqa: E402
 from legible_client import pb  # noqa: E402
