@@ -7,9 +7,11 @@
 //
 // This definition of Leptonica's pixWriteMem, linked into the program, interposes the shared
 // library's (the dynamic linker binds libtesseract's call to the first definition in the
-// program's lookup scope): a PNG asked for is written as PNM instead — lossless as well, and
-// read back by pixReadMem's format detection, so Tesseract sees the same pixels. Every other
-// format goes to Leptonica's own pixWriteMem. Legible itself never writes PNG.
+// program's lookup scope): a PNG asked for is written as Leptonica's own serialization ("spix":
+// a header, then the raster copied as it is) instead — lossless as well, and read back by
+// pixReadMem's format detection, so Tesseract sees the same pixels. (PNM, used before, goes
+// through stdio a byte at a time: 4 % of a whole-frame read; docs/library-facts.md.) Every
+// other format goes to Leptonica's own pixWriteMem. Legible itself never writes PNG.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <leptonica/allheaders.h>
@@ -20,7 +22,7 @@ typedef l_ok (*WriteMem)(l_uint8 **, size_t *, PIX *, l_int32);
 
 l_ok pixWriteMem(l_uint8 **pdata, size_t *psize, PIX *pix, l_int32 format) {
     if (format == IFF_PNG) {
-        return pixWriteMemPnm(pdata, psize, pix);
+        return pixWriteMemSpix(pdata, psize, pix);
     }
     static WriteMem leptonica = NULL;
     WriteMem next = __atomic_load_n(&leptonica, __ATOMIC_ACQUIRE);
@@ -44,7 +46,7 @@ int legible_word_images_uncompressed(void) {
     // Through the dynamic symbol, as libtesseract calls it.
     WriteMem resolved = (WriteMem)dlsym(RTLD_DEFAULT, "pixWriteMem");
     int uncompressed = resolved != NULL && resolved(&data, &size, pix, IFF_PNG) == 0 && size >= 2 &&
-                       data[0] == 'P' && data[1] == '5';
+                       data[0] == 's' && data[1] == 'p';
     if (data != NULL) {
         lept_free(data);
     }

@@ -88,7 +88,7 @@ public final class TesseractEngine: Recognizer {
 
     /// Whether Tesseract's in-memory word images skip PNG compression in this process
     /// (Sources/CWordImages interposes Leptonica's pixWriteMem; docs/library-facts.md, "Word
-    /// images"). Without it Tesseract reads the same text, 10 % slower.
+    /// images"). Without it Tesseract reads the same text, more slowly (the figures are there).
     public static let wordImagesUncompressed = legible_word_images_uncompressed() != 0
 
     /// Loads `key`'s models from `tessdata`.
