@@ -128,8 +128,8 @@ let package = Package(
         .executableTarget(
             name: "legible-floor",
             dependencies: [
-                "LegibleImaging", "LegibleTesseract", "LegibleDetection", "LegibleReading", "LegibleCommandLine",
-                "LegibleCore",
+                "LegibleImaging", "LegibleTesseract", "LegibleDetection", "LegibleReading", "LegibleEngine",
+                "LegibleServer", "LegibleCommandLine", "LegibleCore",
                 "CLeptonica",
             ],
             path: "bench/legible-floor", swiftSettings: strict),
@@ -179,7 +179,10 @@ let package = Package(
             name: "LegibleEntitiesTests", dependencies: ["LegibleEntities", "LegibleCore"], swiftSettings: strict),
         .testTarget(
             name: "LegibleServerTests",
-            dependencies: ["LegibleServer", "LegibleClient", "LegibleTesting", "LegibleWire", "LegibleCore"],
+            dependencies: [
+                "LegibleServer", "LegibleClient", "LegibleTesting", "LegibleWire", "LegibleCore", "LegibleEngine",
+                "LegibleReading", "LegibleTesseract",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "LegibleSessionsTests",

@@ -2,9 +2,10 @@
 """The one-run benchmark (make bench): Legible against its floor and its peers, on the same
 frames, in one run on this machine, written to BENCHMARKS.md with a freshness chart beside it.
 
-  1. floor       legible-floor --detector (in-process, no server: the PP-OCRv4 detector and one
-                 Tesseract engine reading each line, as legibled's text mode does): median ms
-                 per frame and frames/s; one legible-floor process per core at once.
+  1. floor       legible-floor --detector (in-process, no server: the PP-OCRv4 detector and
+                 the recognizer stack legibled's engines read each line with, built by the
+                 same PipelineFactory): median ms per frame and frames/s; one legible-floor
+                 process per core at once.
   2. legible     one stream, closed loop: end-to-end latency per frame (median, p99) against
                  (1); saturated: --workers = cores, 2 x cores sessions offered 4x the floor
                  capacity open loop (a frame always pending): recognized frames/s.
@@ -422,13 +423,15 @@ class OpenLoop:
 # ------------------------------------------------------------------------------- sections
 
 def floor_parallel(floor, runs, detector=True):
-    """One legible-floor process per core at once: (frames/s in all, each one's mean ms). The
-    mean, not the median: throughput is frames over time, slow frames included."""
+    """One legible-floor process per core at once: (frames/s in all, each one's mean ms, each
+    one's CPU ms per frame). The mean, not the median: throughput is frames over time, slow
+    frames included. (The processes start and end together: counting only the runs made while
+    both ran changed the rate by 0.1 % at most, in two runs of each path.)"""
     argv = [floor] + (["--detector"] if detector else []) + ["--repeat", str(runs), "--warmup", "2", BENCH_FRAME]
     note_command(argv, env="OMP_THREAD_LIMIT=1 (%d at once)" % CORES)
     processes = [subprocess.Popen(argv, env=ENV, stdout=subprocess.PIPE, text=True) for _ in range(CORES)]
-    each = [json.loads(p.communicate()[0])["mean_ms"] for p in processes]
-    return sum(1000 / ms for ms in each), each
+    reports = [json.loads(p.communicate()[0]) for p in processes]
+    return sum(1000 / r["mean_ms"] for r in reports), [r["mean_ms"] for r in reports], [r["cpu_ms"] for r in reports]
 
 
 def one_stream(binary, floor, runs, cli_runs):

@@ -99,14 +99,6 @@ def main():
         return 1000 / json.loads(bench.subprocess.run(argv, env=bench.ENV, capture_output=True, text=True,
                                                       check=True).stdout)["median_ms"]
 
-    def floor_parallel(detector, runs):
-        """One process per core at once: (frames/s from the mean time per frame, CPU ms per frame)."""
-        argv = [a.floor] + (["--detector"] if detector else []) + ["--repeat", str(runs), "--warmup", "2", frame]
-        processes = [bench.subprocess.Popen(argv, env=bench.ENV, stdout=bench.subprocess.PIPE, text=True)
-                     for _ in range(cores)]
-        reports = [json.loads(p.communicate()[0]) for p in processes]
-        return sum(1000 / r["mean_ms"] for r in reports), statistics.mean(r["cpu_ms"] for r in reports)
-
     bench.log("one-engine floor rates (for the offered load and the floor runs' length)")
     line_rate, page_rate = floor_rate(True), floor_rate(False)
     results = {k: {"rates": [], "cpu": [], "counts": []} for k in ("line", "page", "fifo")}
@@ -130,9 +122,9 @@ def main():
         def floor(kind):
             rate = line_rate if kind == "line" else page_rate
             def step():
-                rate_, cpu = floor_parallel(kind == "line", max(5, int(a.seconds * rate)))
+                rate_, _, cpu = bench.floor_parallel(a.floor, max(5, int(a.seconds * rate)), detector=kind == "line")
                 floors[kind].append(rate_)
-                floor_cpu[kind].append(cpu)
+                floor_cpu[kind].append(statistics.mean(cpu))
             return step
 
         # Not counted: each server loads its second engine at its first burst.

@@ -84,6 +84,19 @@ public struct PipelineFactory: Sendable {
     /// The pipeline of one engine; call it on the engine's own thread (the pipeline never
     /// leaves it). Throws what keeps the engine from loading (a missing model).
     public func makePipeline(for key: EngineKey, cancellation: RecognitionCancellation) throws -> FramePipeline {
+        let engine = try makeRecognizer(for: key, cancellation: cancellation)
+        // The first engine makes (and warms up) the first detector, so that neither a missing
+        // model nor the compilation waits for a session's first frame.
+        try lineDetectors?.withDetector { _ in }
+        return try FramePipeline(
+            recognizer: engine, lineDetectors: lineDetectors,
+            lineReader: LineReader(minimumConfidence: settings.minimumLineConfidence), tessdata: settings.tessdata,
+            limits: ImageLimits(maxPixels: settings.maxPixels))
+    }
+
+    /// The recognizer stack `makePipeline` reads an engine key's frames and lines with (also
+    /// `legible-floor`'s, so that the benchmarks' floor reads exactly as legibled does).
+    public func makeRecognizer(for key: EngineKey, cancellation: RecognitionCancellation) throws -> any Recognizer {
         let tessdata = settings.tessdata
         var engine: any Recognizer =
             if let factory = settings.recognizerFactory {
@@ -116,13 +129,7 @@ public struct PipelineFactory: Sendable {
                     checksAccents: settings.checksAccents && key.models == [Self.modelWithoutAccents])
             }
         }
-        // The first engine makes (and warms up) the first detector, so that neither a missing
-        // model nor the compilation waits for a session's first frame.
-        try lineDetectors?.withDetector { _ in }
-        return try FramePipeline(
-            recognizer: engine, lineDetectors: lineDetectors,
-            lineReader: LineReader(minimumConfidence: settings.minimumLineConfidence), tessdata: tessdata,
-            limits: ImageLimits(maxPixels: settings.maxPixels))
+        return engine
     }
 
     /// The Latin model without accented capitals and with few accented letters at all, whose

@@ -1,9 +1,10 @@
 // legible-floor: the floor for Legible's benchmarks.
 //
-// Decodes one JPEG once, creates one TesseractEngine (with --detector also the PP-OCRv4 line
-// detector, as legibled's default text mode uses them), and recognizes the same image
-// warmup + repeat times in-process, with no server, socket or protobuf in the way. Whatever a
-// benchmark of the server measures above these numbers is the server's own cost.
+// Decodes one JPEG once, builds the recognizer stack legibled's engines read with (the same
+// `PipelineFactory`, on legibled's defaults: Tesseract, and with --detector the PP-OCRv4 line
+// detector and the second reader of unsure lines), and recognizes the same image warmup +
+// repeat times in-process, with no server, socket or protobuf in the way. Whatever a benchmark
+// of the server measures above these numbers is the server's own cost.
 //
 // One JSON line on stdout; it does not depend on the locale (numbers are formatted by hand).
 // Run it with OMP_THREAD_LIMIT=1 in the environment: libgomp reads it only at load time.
@@ -12,8 +13,10 @@ internal import Glibc
 internal import LegibleCommandLine
 internal import LegibleCore
 internal import LegibleDetection
+internal import LegibleEngine
 internal import LegibleImaging
 internal import LegibleReading
+internal import LegibleServer
 internal import LegibleTesseract
 
 let command = Command(
@@ -40,6 +43,11 @@ let command = Command(
             "detector-max-side", valueName: "px", help: "The detector's input, long side (legibled's default).",
             default: "960"),
         .value("strip-height", valueName: "px", help: "With --detector: the height lines are read at.", default: "48"),
+        .value(
+            "second-reading", valueName: "on|off",
+            help:
+                "With --detector: lines are read again as legibled reads them (FAST's unsure lines and eng's lost accents by PP-OCR's model); off reads each line once.",
+            default: "on"),
         .flag("print-text", help: "Also write the recognized text to stderr."),
         .flag(
             "orientations",
@@ -61,6 +69,7 @@ struct Options {
     var detector: Bool
     var detectorMaxSide: Int
     var stripHeight: Int
+    var secondReading: Bool
     var file: String?
 }
 
@@ -85,10 +94,19 @@ func parse(_ arguments: [String]) -> Options {
             orientations: parsed.flag("orientations"), detector: parsed.flag("detector"),
             detectorMaxSide: try parsed.integer("detector-max-side", in: 32...4096) ?? 960,
             stripHeight: try parsed.integer("strip-height", in: 8...400) ?? 48,
+            secondReading: onOff(parsed.value("second-reading") ?? "on", "second-reading"),
             file: parsed.positionals.first)
     } catch {
         if case .usage(let message, _) = error { fail(message, code: .usage) }
         fail("\(error)", code: .usage)
+    }
+}
+
+func onOff(_ value: String, _ name: String) -> Bool {
+    switch value {
+    case "on": return true
+    case "off": return false
+    default: fail("--\(name) takes on or off", code: .usage)
     }
 }
 
@@ -152,19 +170,39 @@ if options.orientations {
     exit(0)
 }
 
+/// legibled's defaults, with this run's tessdata, detector choice and second readings.
+func serverConfiguration(_ options: Options) -> ServerConfiguration {
+    var configuration = ServerConfiguration()
+    configuration.tessdata = options.tessdata
+    configuration.detector = options.detector ? .ppOCRv4 : .tesseract
+    configuration.detectorMaxSide = options.detectorMaxSide
+    if !options.secondReading {
+        configuration.secondOpinionBelow = 0
+        configuration.fastSecondOpinionBelow = 0
+        configuration.checksAccents = false
+    }
+    return configuration
+}
+
 let image: GrayImage
-let engine: TesseractEngine
+let engine: any Recognizer
+let lineReader: LineReader
 var lineDetector: TextDetector?
 var residentBeforeEngine = 0
 do {
     let decoder = try FrameImager()
     image = try decoder.decode(EncodedImage(encoding: .jpeg, data: readFile(file)), maxPixels: 100_000_000)
     residentBeforeEngine = residentKilobytes()
-    engine = try TesseractEngine(
-        tessdata: options.tessdata, key: EngineKey(models: options.model.split(separator: "+").map(String.init)))
-    engine.segmentationOverride = options.segmentation
-    if options.detector {
-        lineDetector = try TextDetector(options: TextDetector.Options(maxSide: options.detectorMaxSide))
+    let settings = serverConfiguration(options).pipelineSettings
+    engine = try PipelineFactory(settings: settings).makeRecognizer(
+        for: EngineKey(models: options.model.split(separator: "+").map(String.init)),
+        cancellation: RecognitionCancellation())
+    (engine as? TesseractEngine)?.segmentationOverride = options.segmentation
+    lineReader = LineReader(
+        rectifier: LineRectifier(targetHeight: Double(options.stripHeight)),
+        minimumConfidence: settings.minimumLineConfidence)
+    if let (model, detectorOptions) = settings.detector {
+        lineDetector = try TextDetector(modelPath: model, options: detectorOptions)
         try lineDetector!.warmUp(sizes: [(image.width, image.height)])
     }
 } catch {
@@ -185,12 +223,18 @@ do {
         let request = RecognitionRequest(level: options.level)
         let result: RecognizedText
         if let lineDetector {
-            let lines = try lineDetector.detectLines(inPadded: image)
+            // As FramePipeline reads a frame in text mode: the lines, or the page when they make one.
+            let lines = try lineDetector.detectLines(inPadded: image, level: options.level)
             if run >= options.warmup { detectTimes.append(milliseconds(clock.now - start)) }
-            result = try LineReader(rectifier: LineRectifier(targetHeight: Double(options.stripHeight))).read(
-                image, lines: lines, recognizer: engine, request: request)
+            if LineReader.looksLikePage(lines, width: image.width, height: image.height) {
+                var page = request
+                page.readsAsPage = true
+                result = try engine.recognize(image, request: page, job: 0, deadline: nil)
+            } else {
+                result = try lineReader.read(image, lines: lines, recognizer: engine, request: request)
+            }
         } else {
-            result = try engine.recognize(image, request: request)
+            result = try engine.recognize(image, request: request, job: 0, deadline: nil)
         }
         let elapsed = milliseconds(clock.now - start)
         if run >= options.warmup {
@@ -213,7 +257,7 @@ if options.printText { write(2, text + "\n") }
 write(
     1,
     "{\"file\":\(JSONText.quoted(file)),\"model\":\(JSONText.quoted(options.model)),\"width\":\(image.width),"
-        + "\"height\":\(image.height),\"psm\":\(lineDetector != nil ? PageSegmentation.singleLine.rawValue : options.segmentation?.rawValue ?? PageSegmentation.choose(mode: .text, hasRegionOfInterest: false, models: engine.key.models).rawValue),\"detector\":\(lineDetector != nil),\"runs\":\(times.count),"
+        + "\"height\":\(image.height),\"psm\":\(lineDetector != nil ? PageSegmentation.singleLine.rawValue : options.segmentation?.rawValue ?? PageSegmentation.choose(mode: .text, hasRegionOfInterest: false, models: engine.key.models).rawValue),\"detector\":\(lineDetector != nil),\"second_reading\":\(lineDetector != nil && options.secondReading),\"runs\":\(times.count),"
         + "\"median_ms\":\(decimal(median)),\"mean_ms\":\(decimal(times.reduce(0, +) / Double(times.count))),"
         + "\"cpu_ms\":\(decimal(cpuMilliseconds / Double(times.count))),\"p90_ms\":\(decimal(p90)),\"min_ms\":\(decimal(sorted[0])),"
         + (detectTimes.isEmpty
