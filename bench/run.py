@@ -425,8 +425,7 @@ class OpenLoop:
 def floor_parallel(floor, runs, detector=True):
     """One legible-floor process per core at once: (frames/s in all, each one's mean ms, each
     one's CPU ms per frame). The mean, not the median: throughput is frames over time, slow
-    frames included. (The processes start and end together: counting only the runs made while
-    both ran changed the rate by 0.1 % at most, in two runs of each path.)"""
+    frames included."""
     argv = [floor] + (["--detector"] if detector else []) + ["--repeat", str(runs), "--warmup", "2", BENCH_FRAME]
     note_command(argv, env="OMP_THREAD_LIMIT=1 (%d at once)" % CORES)
     processes = [subprocess.Popen(argv, env=ENV, stdout=subprocess.PIPE, text=True) for _ in range(CORES)]
