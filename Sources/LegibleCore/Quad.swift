@@ -93,51 +93,15 @@ public struct Quad: Sendable, Hashable, Codable {
 }
 
 extension Quad {
-    private typealias Vertex = (x: Double, y: Double)
-
-    /// The area inside the four corners, in square pixels.
-    public var area: Double { abs(Self.signedArea(points.map { (Double($0.x), Double($0.y)) })) }
-
-    /// The share of this quad's area that lies inside `other`, 0…1: the quad clipped by each
-    /// edge of `other` in turn (Sutherland–Hodgman; exact for convex quads, as a detector's
-    /// rotated rectangles and the boxes mapped from a strip are). 0 when either has no area.
+    /// The share of this quad's area that lies inside `other`, 0…1 (`ConvexPolygon`: exact
+    /// for convex quads, as a detector's rotated rectangles and the boxes mapped from a strip
+    /// are). 0 when either has no area.
     public func shareInside(_ other: Quad) -> Double {
-        let own = area
-        let clip = other.points.map { (x: Double($0.x), y: Double($0.y)) }
-        let turning = Self.signedArea(clip)
-        guard own > 0, turning != 0 else { return 0 }
-        var polygon = points.map { (x: Double($0.x), y: Double($0.y)) }
-        for index in clip.indices where !polygon.isEmpty {
-            let (a, b) = (clip[index], clip[(index + 1) % clip.count])
-            // > 0 on the inner side of the edge a → b, whichever way `other` turns.
-            func side(_ p: Vertex) -> Double {
-                (turning > 0 ? 1 : -1) * ((b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x))
-            }
-            func crossing(_ p: Vertex, _ q: Vertex) -> Vertex {
-                let t = side(p) / (side(p) - side(q))
-                return (p.x + t * (q.x - p.x), p.y + t * (q.y - p.y))
-            }
-            var clipped: [Vertex] = []
-            for (position, current) in polygon.enumerated() {
-                let previous = polygon[(position + polygon.count - 1) % polygon.count]
-                if side(current) >= 0 {
-                    if side(previous) < 0 { clipped.append(crossing(previous, current)) }
-                    clipped.append(current)
-                } else if side(previous) >= 0 {
-                    clipped.append(crossing(previous, current))
-                }
-            }
-            polygon = clipped
-        }
-        return polygon.count < 3 ? 0 : min(1, abs(Self.signedArea(polygon)) / own)
-    }
-
-    /// The shoelace formula: positive when the corners turn clockwise on screen (y down).
-    private static func signedArea(_ polygon: [Vertex]) -> Double {
-        polygon.indices.reduce(0.0) { sum, index in
-            let (p, q) = (polygon[index], polygon[(index + 1) % polygon.count])
-            return sum + (p.x * q.y - q.x * p.y)
-        } / 2
+        let own = points.map(ConvexPolygon.vertex)
+        let area = ConvexPolygon.area(own)
+        guard area > 0 else { return 0 }
+        return min(
+            1, ConvexPolygon.area(ConvexPolygon.intersection(own, other.points.map(ConvexPolygon.vertex))) / area)
     }
 }
 
