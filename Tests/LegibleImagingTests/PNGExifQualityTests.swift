@@ -196,6 +196,31 @@ private func failure(_ body: () throws(LegibleError) -> Void) -> LegibleError? {
         #expect(dimmed.brightness < sharp.brightness / 3)
     }
 
+    /// The Laplacian is taken on every other row (half the cost); on a camera frame that must
+    /// read as every row would, or the blur hint's threshold would mean something else.
+    @Test func everyOtherRowMeasuresTheSharpnessOfEveryRow() throws {
+        let frame = try FrameImager().decode(
+            EncodedImage(encoding: .jpeg, data: try fixture("camera-720p.jpg")), maxPixels: 10_000_000)
+        let measured = measure(frame.pixels, width: frame.width, height: frame.height, bytesPerRow: frame.bytesPerRow)
+        var sum = 0.0
+        var sumOfSquares = 0.0
+        for y in 1..<(frame.height - 1) {
+            for x in 1..<(frame.width - 1) {
+                let laplacian =
+                    Double(frame[x, y - 1]) + Double(frame[x, y + 1]) + Double(frame[x - 1, y])
+                    + Double(frame[x + 1, y]) - 4 * Double(frame[x, y])
+                sum += laplacian
+                sumOfSquares += laplacian * laplacian
+            }
+        }
+        let n = Double((frame.width - 2) * (frame.height - 2))
+        let everyRow =
+            (sumOfSquares / n - (sum / n) * (sum / n)) * 10_000 / Double(measured.contrast * measured.contrast)
+        #expect(measured.sharpness > 0)
+        #expect(
+            abs(Double(measured.sharpness) - everyRow) < everyRow * 0.02, "\(measured.sharpness) against \(everyRow)")
+    }
+
     @Test func contrastIsThePercentileSpread() {
         let halves = [UInt8](repeating: 100, count: 500) + [UInt8](repeating: 140, count: 500)
         #expect(measure(halves, width: 50, height: 20).contrast == 40)
