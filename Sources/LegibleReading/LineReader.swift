@@ -129,9 +129,10 @@ public struct LineReader: Sendable {
 
     /// The lines read, confident ones only, placed in the image and put in reading order.
     public func assemble(_ read: [(TextLine, AffineMap)], width: Int, height: Int) -> RecognizedText {
-        let placed = Self.droppingEchoes(
-            read.map { (Self.trimmingEdgeMarks($0.0), $0.1) }.filter { isConfident($0.0) }
-                .map { Self.mapped($0.0, by: $0.1) })
+        let placed = Self.droppingLoneLetters(
+            Self.droppingEchoes(
+                read.map { (Self.trimmingEdgeMarks($0.0), $0.1) }.filter { isConfident($0.0) }
+                    .map { Self.mapped($0.0, by: $0.1) }))
         let blocks = ReadingOrder.blocks(placed, parameters: readingOrder)
         return RecognizedText(
             text: blocks.map(\.text).joined(separator: "\n"), blocks: blocks, imageWidth: width, imageHeight: height)
@@ -218,9 +219,30 @@ public struct LineReader: Sendable {
         guard line.text.contains(where: { $0.isLetter || $0.isNumber }), !line.elements.isEmpty else {
             return false
         }
+        return Self.meanCharacterConfidence(line) >= minimumConfidence.floor(for: line)
+    }
+
+    /// The confidence of a line's words, each weighted by its characters.
+    static func meanCharacterConfidence(_ line: TextLine) -> Float {
         let characters = line.elements.map { Float(max(1, $0.text.count)) }
         let weighted = zip(line.elements, characters).reduce(Float(0)) { $0 + $1.0.confidence * $1.1 }
-        return weighted / characters.reduce(0, +) >= minimumConfidence.floor(for: line)
+        return weighted / characters.reduce(0, +)
+    }
+
+    /// Under this confidence a line whose only letter or digit is one cased letter (Latin,
+    /// Greek, Cyrillic) is answered only beside other text. A round or curled shape in a
+    /// text-free photograph reads as a lone "O" at 0.51 (a motion-blurred clock face, tune
+    /// part), and a card slip's real "S" beside its number read as "s" at 0.51 too: alone in a
+    /// frame such a letter is clutter, beside text it is kept.
+    static let loneLetterFloor: Float = 0.6
+
+    /// `lines` without weak lone letters when nothing else in the frame is text.
+    static func droppingLoneLetters(_ lines: [TextLine]) -> [TextLine] {
+        func isWeakLoneLetter(_ line: TextLine) -> Bool {
+            let marks = line.text.filter { $0.isLetter || $0.isNumber }
+            return marks.count == 1 && marks.first!.isCased && meanCharacterConfidence(line) < loneLetterFloor
+        }
+        return lines.allSatisfy(isWeakLoneLetter) ? [] : lines
     }
 
     /// A line read in a strip, in the image's pixels: every box becomes the quad it covers in

@@ -350,4 +350,22 @@ struct LineAssemblyTests {
             #expect(text.lines.map(\.confidence) == [0.9])
         }
     }
+
+    /// A weak lone letter alone in the frame is clutter (a clock face read as "O"); beside
+    /// other text, or read surely, or a digit or a Han character, it is answered.
+    @Test func aWeakLoneLetterAloneInAFrameIsNotText() {
+        let reader = LineReader()
+        func answer(_ lines: [TextLine]) -> String {
+            reader.assemble(lines.map { ($0, .identity) }, width: 640, height: 480).text
+        }
+        #expect(answer([line(["O"], confidence: 0.51)]) == "")
+        #expect(answer([line(["O"], confidence: 0.51), line(["s"], confidence: 0.55)]) == "")
+        #expect(answer([line(["O"], confidence: 0.65)]) == "O")
+        #expect(answer([line(["7"], confidence: 0.51)]) == "7")
+        #expect(answer([line(["中"], confidence: 0.51)]) == "中")
+        var number = line(["622210512"])
+        number.frame.y = 100
+        number.elements[0].frame.y = 100
+        #expect(answer([line(["s"], confidence: 0.51), number]).split(separator: "\n").count == 2)
+    }
 }
