@@ -228,6 +228,17 @@ extension RecognizedText {
     }
 }
 
+extension Collection<TextElement> {
+    /// The words' mean confidence, each word weighted by its characters (at least one), so that
+    /// a line's long words count for more than a stray mark; 0 for no words.
+    public var characterWeightedConfidence: Float {
+        let weights = map { Float(Swift.max(1, $0.text.count)) }
+        let total = weights.reduce(0, +)
+        guard total > 0 else { return 0 }
+        return zip(self, weights).reduce(Float(0)) { $0 + $1.0.confidence * $1.1 } / total
+    }
+}
+
 extension TextElement {
     fileprivate func mapped(by map: CoordinateMap) -> TextElement {
         var copy = self

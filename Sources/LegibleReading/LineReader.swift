@@ -219,14 +219,7 @@ public struct LineReader: Sendable {
         guard line.text.contains(where: { $0.isLetter || $0.isNumber }), !line.elements.isEmpty else {
             return false
         }
-        return Self.meanCharacterConfidence(line) >= minimumConfidence.floor(for: line)
-    }
-
-    /// The confidence of a line's words, each weighted by its characters.
-    static func meanCharacterConfidence(_ line: TextLine) -> Float {
-        let characters = line.elements.map { Float(max(1, $0.text.count)) }
-        let weighted = zip(line.elements, characters).reduce(Float(0)) { $0 + $1.0.confidence * $1.1 }
-        return weighted / characters.reduce(0, +)
+        return line.elements.characterWeightedConfidence >= minimumConfidence.floor(for: line)
     }
 
     /// Under this confidence a line whose only letter or digit is one cased letter (Latin,
@@ -240,7 +233,8 @@ public struct LineReader: Sendable {
     static func droppingLoneLetters(_ lines: [TextLine]) -> [TextLine] {
         func isWeakLoneLetter(_ line: TextLine) -> Bool {
             let marks = line.text.filter { $0.isLetter || $0.isNumber }
-            return marks.count == 1 && marks.first!.isCased && meanCharacterConfidence(line) < loneLetterFloor
+            return marks.count == 1 && marks.first!.isCased
+                && line.elements.characterWeightedConfidence < loneLetterFloor
         }
         return lines.allSatisfy(isWeakLoneLetter) ? [] : lines
     }

@@ -67,8 +67,7 @@ public final class PPOCRLineRecognizer: Recognizer {
         for (previous, next) in zip(elements, elements.dropFirst()) {
             text += (ReadingOrder.needsSpace(between: previous.text, and: next.text) ? " " : "") + next.text
         }
-        let weights = elements.map { Float($0.text.count) }
-        let confidence = zip(elements, weights).reduce(Float(0)) { $0 + $1.0.confidence * $1.1 } / weights.reduce(0, +)
+        let confidence = elements.characterWeightedConfidence
         let frame = elements.dropFirst().reduce(elements[0].frame) { $0.union($1.frame) }
         return TextLine(
             text: text, frame: frame, confidence: confidence,

@@ -18,6 +18,19 @@ struct LineConfidenceFloorTests {
         #expect(floor.floor(for: line(model: nil)) == 0.5)
     }
 
+    /// A line's confidence against its floor is its words' weighted by their characters: a
+    /// stray mark read unsure does not sink a long word read surely.
+    @Test func wordsWeighByTheirCharacters() {
+        func word(_ text: String, _ confidence: Float) -> TextElement {
+            TextElement(
+                text: text, frame: Rect(x: 0, y: 0, width: 10, height: 10), confidence: confidence,
+                recognizedLanguages: [])
+        }
+        #expect(abs([word("ab", 0.9), word("|", 0.3)].characterWeightedConfidence - 0.7) < 1e-6)
+        #expect([word("", 0.4)].characterWeightedConfidence == 0.4)
+        #expect([TextElement]().characterWeightedConfidence == 0)
+    }
+
     @Test func parsesWhatItPrints() throws {
         #expect(try LineConfidenceFloor(parsing: LineConfidenceFloor.default.description) == .default)
         #expect(LineConfidenceFloor.default.description == "0.5,devanagari=0.1")
