@@ -32,8 +32,10 @@ let package = Package(
             name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
         .systemLibrary(
             name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
-        // Leptonica's pixWriteMem interposed: Tesseract's in-memory word images as PNM, not
-        // PNG (no zlib per word); see Sources/CWordImages/word_images.c.
+        .systemLibrary(
+            name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        // Leptonica's pixWriteMem interposed: Tesseract's in-memory word images as Leptonica's
+        // spix, not PNG (no zlib per word); see Sources/CWordImages/word_images.c.
         .target(name: "CWordImages", linkerSettings: [.linkedLibrary("lept"), .linkedLibrary("dl")]),
         // libpng's png_create_read_struct interposed: a damaged PNG's message goes to the client's
         // error, not as a raw line to stderr; see Sources/CPNGMessages/png_messages.c.
@@ -102,6 +104,8 @@ let package = Package(
                 "CMicroHTTPD", "CLinux",
             ],
             swiftSettings: strict),
+        // HTTP/2 (libnghttp2) as bytes in, events out: the second transport's protocol layer.
+        .target(name: "LegibleHTTP2", dependencies: ["LegibleCore", "CNGHTTP2"], swiftSettings: strict),
         .target(
             name: "LegibleClient",
             dependencies: ["LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSockets"],
@@ -204,6 +208,8 @@ let package = Package(
         .testTarget(
             name: "LegibleDetectionTests", dependencies: ["LegibleDetection", "LegibleImaging", "LegibleCore"],
             swiftSettings: strict),
+        .testTarget(
+            name: "LegibleHTTP2Tests", dependencies: ["LegibleHTTP2", "LegibleCore", "CNGHTTP2"], swiftSettings: strict),
         .testTarget(
             name: "LegibleFuzzRegressionTests", dependencies: ["LegibleFuzzHarness"], swiftSettings: strict),
     ],

@@ -1,0 +1,295 @@
+import CNGHTTP2
+import Glibc
+import LegibleCore
+import LegibleHTTP2
+import Testing
+
+/// A real HTTP/2 client (libnghttp2's client session) in memory: what it writes is fed to the
+/// server under test and back, with no socket.
+final class TestClient {
+    private var session: OpaquePointer?
+    var responseHeaders: [Int32: [HTTP2Header]] = [:]
+    var trailers: [Int32: [HTTP2Header]] = [:]
+    var bodies: [Int32: [UInt8]] = [:]
+    var closed: [Int32: UInt32] = [:]
+    var goAwayLastStream: Int32?
+    private var requestBodies: [Int32: [UInt8]] = [:]
+    private var requestOffsets: [Int32: Int] = [:]
+
+    init() throws {
+        var callbacks: OpaquePointer?
+        #expect(nghttp2_session_callbacks_new(&callbacks) == 0)
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) {
+            _, frame, name, nameLength, value, valueLength, _, user in
+            let client = Unmanaged<TestClient>.fromOpaque(user!).takeUnretainedValue()
+            let header = HTTP2Header(
+                String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
+                String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self))
+            let stream = frame!.pointee.hd.stream_id
+            if frame!.pointee.headers.cat == NGHTTP2_HCAT_RESPONSE {
+                client.responseHeaders[stream, default: []].append(header)
+            } else {
+                client.trailers[stream, default: []].append(header)
+            }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, stream, data, length, user in
+            let client = Unmanaged<TestClient>.fromOpaque(user!).takeUnretainedValue()
+            client.bodies[stream, default: []].append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, stream, code, user in
+            Unmanaged<TestClient>.fromOpaque(user!).takeUnretainedValue().closed[stream] = code
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
+            if frame!.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) {
+                Unmanaged<TestClient>.fromOpaque(user!).takeUnretainedValue().goAwayLastStream =
+                    frame!.pointee.goaway.last_stream_id
+            }
+            return 0
+        }
+        #expect(nghttp2_session_client_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0)
+        #expect(nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil, 0) == 0)
+    }
+
+    deinit { nghttp2_session_del(session) }
+
+    /// Opens a stream: `headers`, then `body` (if any) ending the stream.
+    func request(_ headers: [HTTP2Header], body: [UInt8]?) -> Int32 {
+        // nghttp2 copies names and values at submission; they live until the end of this call.
+        let copies = headers.map { (strdup($0.name)!, strdup($0.value)!) }
+        defer {
+            for (name, value) in copies {
+                free(name)
+                free(value)
+            }
+        }
+        let pairs = zip(headers, copies).map { header, copy in
+            nghttp2_nv(
+                name: UnsafeMutableRawPointer(copy.0).assumingMemoryBound(to: UInt8.self),
+                value: UnsafeMutableRawPointer(copy.1).assumingMemoryBound(to: UInt8.self),
+                namelen: header.name.utf8.count, valuelen: header.value.utf8.count,
+                flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+        }
+        guard let body else { return nghttp2_submit_request(session, nil, pairs, pairs.count, nil, nil) }
+        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil)) {
+            _, stream, buffer, length, flags, _, user in
+            let client = Unmanaged<TestClient>.fromOpaque(user!).takeUnretainedValue()
+            let body = client.requestBodies[stream] ?? []
+            let offset = client.requestOffsets[stream] ?? 0
+            let count = min(length, body.count - offset)
+            body.withUnsafeBufferPointer { buffer!.update(from: $0.baseAddress! + offset, count: count) }
+            client.requestOffsets[stream] = offset + count
+            if offset + count == body.count { flags!.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+            return count
+        }
+        let stream = nghttp2_submit_request(session, nil, pairs, pairs.count, &provider, nil)
+        requestBodies[stream] = body
+        return stream
+    }
+
+    func reset(_ stream: Int32) {
+        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, NGHTTP2_CANCEL.rawValue)
+    }
+
+    func outgoing() -> [UInt8] {
+        var out: [UInt8] = []
+        while true {
+            var chunk: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &chunk)
+            guard count > 0, let chunk else { return out }
+            out.append(contentsOf: UnsafeBufferPointer(start: chunk, count: count))
+        }
+    }
+
+    func receive(_ bytes: [UInt8]) {
+        let consumed = bytes.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, $0.count) }
+        #expect(consumed == bytes.count)
+    }
+
+    /// The server's SETTINGS value `id` as this client received it.
+    func remoteSetting(_ id: nghttp2_settings_id) -> UInt32 { nghttp2_session_get_remote_settings(session, id) }
+}
+
+/// A gRPC request's headers as grpcio sends them over a Unix socket.
+private func grpcRequest(_ path: String) -> [HTTP2Header] {
+    [
+        HTTP2Header(":method", "POST"), HTTP2Header(":scheme", "http"), HTTP2Header(":path", path),
+        HTTP2Header(":authority", "unix:/tmp/legible.sock"), HTTP2Header("content-type", "application/grpc"),
+        HTTP2Header("te", "trailers"),
+    ]
+}
+
+/// A gRPC length-prefixed message: flag 0, 4-byte big-endian length, the bytes.
+private func grpcMessage(_ payload: [UInt8]) -> [UInt8] {
+    let n = UInt32(payload.count)
+    return [0, UInt8(n >> 24), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)] + payload
+}
+
+/// Moves bytes both ways until neither side has more to write; the server's events in order.
+private func exchange(_ client: TestClient, _ server: HTTP2ServerConnection) throws -> [HTTP2Event] {
+    var events: [HTTP2Event] = []
+    for _ in 0..<16 {
+        let toServer = client.outgoing()
+        if !toServer.isEmpty { events += try server.receive(toServer) }
+        let toClient = try server.outgoingBytes()
+        if !toClient.isEmpty { client.receive(toClient) }
+        if toServer.isEmpty && toClient.isEmpty { return events }
+    }
+    Issue.record("the two sides kept writing")
+    return events
+}
+
+/// Every body byte of `stream` among `events`, in order.
+private func body(of stream: Int32, in events: [HTTP2Event]) -> [UInt8] {
+    events.flatMap { event -> [UInt8] in
+        if case .data(stream, let bytes) = event { return bytes }
+        return []
+    }
+}
+
+struct HTTP2ServerConnectionTests {
+    /// A unary call as a stock client makes it: headers, one message, END_STREAM; answered with
+    /// headers, one message and `grpc-status` trailers.
+    @Test func aUnaryCallRoundTrips() throws {
+        let client = try TestClient()
+        let server = try HTTP2ServerConnection()
+        let message = grpcMessage(Array("frame".utf8))
+        let stream = client.request(grpcRequest("/legible.v1.Recognizer/Recognize"), body: message)
+        let events = try exchange(client, server)
+        #expect(events.first == .request(stream: stream, headers: grpcRequest("/legible.v1.Recognizer/Recognize")))
+        #expect(body(of: stream, in: events) == message)
+        #expect(events.last == .endStream(stream: stream))
+
+        let answer = grpcMessage(Array("text".utf8))
+        try server.respond(
+            stream: stream, headers: [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")])
+        try server.send(stream: stream, bytes: answer)
+        try server.finish(stream: stream, trailers: [HTTP2Header("grpc-status", "0")])
+        _ = try exchange(client, server)
+        #expect(client.responseHeaders[stream]?.first == HTTP2Header(":status", "200"))
+        #expect(client.bodies[stream] == answer)
+        #expect(client.trailers[stream] == [HTTP2Header("grpc-status", "0")])
+        #expect(client.closed[stream] == NGHTTP2_NO_ERROR.rawValue)
+    }
+
+    /// A stream's response body may be written as results come (a camera stream): nothing is
+    /// sent until there is something, and the trailers follow the last message.
+    @Test func aStreamedResponseGoesOutAsItIsWritten() throws {
+        let client = try TestClient()
+        let server = try HTTP2ServerConnection()
+        let stream = client.request(grpcRequest("/legible.v1.Recognizer/Stream"), body: nil)
+        let events = try exchange(client, server)
+        // No body: this client's HEADERS end its side of the stream.
+        #expect(
+            events == [
+                .request(stream: stream, headers: grpcRequest("/legible.v1.Recognizer/Stream")),
+                .endStream(stream: stream),
+            ])
+        try server.respond(stream: stream, headers: [HTTP2Header(":status", "200")])
+        _ = try exchange(client, server)
+        #expect(client.responseHeaders[stream] != nil && client.bodies[stream] == nil)
+        for word in ["one", "two"] {
+            try server.send(stream: stream, bytes: grpcMessage(Array(word.utf8)))
+            _ = try exchange(client, server)
+        }
+        #expect(client.bodies[stream] == grpcMessage(Array("one".utf8)) + grpcMessage(Array("two".utf8)))
+        #expect(client.trailers[stream] == nil && client.closed[stream] == nil)
+        try server.finish(stream: stream, trailers: [HTTP2Header("grpc-status", "0")])
+        _ = try exchange(client, server)
+        #expect(client.trailers[stream] == [HTTP2Header("grpc-status", "0")])
+    }
+
+    /// A 720p camera frame (a raw GRAY8 frame is 0.9 MB) arrives in one exchange: the server's
+    /// windows are sized for it, where HTTP/2's default of 64 KiB would stall the upload
+    /// until the server's WINDOW_UPDATE came back.
+    @Test func aFrameOfAMegabyteArrivesWithoutWaitingForTheWindow() throws {
+        let client = try TestClient()
+        let server = try HTTP2ServerConnection()
+        _ = try exchange(client, server)  // SETTINGS both ways
+        #expect(client.remoteSetting(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE) == 4 << 20)
+        #expect(client.remoteSetting(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS) == 100)
+        let frame = grpcMessage((0..<(1280 * 720)).map { UInt8(truncatingIfNeeded: $0 * 7) })
+        let stream = client.request(grpcRequest("/legible.v1.Recognizer/Recognize"), body: frame)
+        let events = try server.receive(client.outgoing())  // one write of the client's, no reply read
+        let received = body(of: stream, in: events)
+        // A Bool, not the arrays: a failed comparison of two megabyte arrays takes minutes to print.
+        let whole = received == frame
+        #expect(whole, "\(received.count) of \(frame.count) bytes arrived")
+        let ended = events.last == .endStream(stream: stream)
+        #expect(ended)
+    }
+
+    /// An error before any message is a trailers-only response: HEADERS with END_STREAM.
+    @Test func aTrailersOnlyResponseEndsTheStream() throws {
+        let client = try TestClient()
+        let server = try HTTP2ServerConnection()
+        let stream = client.request(grpcRequest("/legible.v1.Recognizer/Nope"), body: nil)
+        _ = try exchange(client, server)
+        try server.respondHeadersOnly(
+            stream: stream,
+            headers: [
+                HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc"),
+                HTTP2Header("grpc-status", "12"), HTTP2Header("grpc-message", "unknown%20method"),
+            ])
+        _ = try exchange(client, server)
+        #expect(client.responseHeaders[stream]?.contains(HTTP2Header("grpc-status", "12")) == true)
+        #expect(client.bodies[stream] == nil)
+        #expect(client.closed[stream] == NGHTTP2_NO_ERROR.rawValue)
+    }
+
+    /// A client's RST_STREAM reaches the server as `.reset`; the stream's queued response is
+    /// dropped, and the server may reset a stream itself (a deadline).
+    @Test func resetsGoBothWays() throws {
+        let client = try TestClient()
+        let server = try HTTP2ServerConnection()
+        let first = client.request(grpcRequest("/legible.v1.Recognizer/Stream"), body: nil)
+        let second = client.request(grpcRequest("/legible.v1.Recognizer/Stream"), body: nil)
+        _ = try exchange(client, server)
+        try server.respond(stream: first, headers: [HTTP2Header(":status", "200")])
+        client.reset(first)
+        let events = try exchange(client, server)
+        #expect(events.contains(.reset(stream: first, errorCode: NGHTTP2_CANCEL.rawValue)))
+        #expect(throws: LegibleError.self) { try server.send(stream: first, bytes: [1]) }
+        try server.reset(stream: second, errorCode: NGHTTP2_CANCEL.rawValue)
+        _ = try exchange(client, server)
+        #expect(client.closed[second] == NGHTTP2_CANCEL.rawValue)
+    }
+
+    /// Draining: GOAWAY names the last stream taken; streams open before it still finish.
+    @Test func goAwayLetsOpenStreamsFinish() throws {
+        let client = try TestClient()
+        let server = try HTTP2ServerConnection()
+        let stream = client.request(grpcRequest("/legible.v1.Recognizer/Stream"), body: nil)
+        _ = try exchange(client, server)
+        try server.goAway()
+        _ = try exchange(client, server)
+        #expect(client.goAwayLastStream == stream)
+        try server.respond(stream: stream, headers: [HTTP2Header(":status", "200")])
+        try server.finish(stream: stream, trailers: [HTTP2Header("grpc-status", "0")])
+        _ = try exchange(client, server)
+        #expect(client.trailers[stream] == [HTTP2Header("grpc-status", "0")])
+    }
+
+    /// Bytes that are not HTTP/2 are a protocol error; the GOAWAY nghttp2 queued is written.
+    @Test func garbageIsAProtocolError() throws {
+        let server = try HTTP2ServerConnection()
+        #expect(throws: LegibleError.self) { try server.receive(Array("GET / HTTP/1.1\r\n\r\n".utf8)) }
+        #expect(try !server.outgoingBytes().isEmpty)
+    }
+}
+
+struct ProtocolSnifferTests {
+    @Test func firstBytesTellTheProtocols() {
+        #expect(ProtocolSniffer.verdict(ProtocolSniffer.http2Preface) == .http2)
+        #expect(ProtocolSniffer.verdict(ProtocolSniffer.http2Preface + [0, 0]) == .http2)
+        #expect(ProtocolSniffer.verdict(Array("PRI * HT".utf8)) == .undecided)
+        #expect(ProtocolSniffer.verdict([UInt8]()) == .undecided)
+        #expect(ProtocolSniffer.verdict([0x00, 0, 0, 0, 5]) == .framed)
+        #expect(ProtocolSniffer.verdict([0x01]) == .framed)
+        #expect(ProtocolSniffer.verdict(Array("GET / HTTP/1.1".utf8)) == .unknown)
+        #expect(ProtocolSniffer.verdict(Array("PRX".utf8)) == .unknown)
+    }
+}
