@@ -104,6 +104,9 @@ public final class HTTP2ServerConnection {
                 settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: settings.initialStreamWindow),
             nghttp2_settings_entry(
                 settings_id: Int32(NGHTTP2_SETTINGS_MAX_FRAME_SIZE.rawValue), value: settings.maxFrameSize),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                value: UInt32(Self.maxHeaderListBytes)),
         ]
         try Self.check(nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count))
         try Self.check(
@@ -123,8 +126,9 @@ public final class HTTP2ServerConnection {
         guard consumed >= 0 else {
             throw LegibleError(.invalidArgument, "HTTP/2: \(Self.message(Int32(truncatingIfNeeded: consumed)))")
         }
-        defer { events.removeAll(keepingCapacity: true) }
-        return events
+        let happened = events
+        events = []
+        return happened
     }
 
     /// Convenience for tests and small reads.
@@ -207,8 +211,19 @@ public final class HTTP2ServerConnection {
 
     fileprivate func beginHeaders(stream: Int32) { pendingHeaders[stream] = [] }
 
-    fileprivate func header(stream: Int32, name: String, value: String) {
+    /// The most header bytes (names and values) a request may carry; more resets the stream.
+    public static let maxHeaderListBytes = 16 << 10
+
+    /// Whether the header was taken: false when the stream's headers grew past
+    /// `maxHeaderListBytes` (nghttp2 then resets the stream).
+    fileprivate func header(stream: Int32, name: String, value: String) -> Bool {
+        let size = pendingHeaders[stream, default: []].reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
+        guard size + name.utf8.count + value.utf8.count <= Self.maxHeaderListBytes else {
+            pendingHeaders[stream] = nil
+            return false
+        }
         pendingHeaders[stream, default: []].append(HTTP2Header(name, value))
+        return true
     }
 
     fileprivate func frameReceived(type: UInt8, flags: UInt8, stream: Int32, headersCategory: nghttp2_headers_category?)
@@ -339,9 +354,9 @@ private let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, user
 
 private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
     guard let frame else { return 0 }
-    connection(userData).header(
+    let taken = connection(userData).header(
         stream: frame.pointee.hd.stream_id, name: text(name, nameLength), value: text(value, valueLength))
-    return 0
+    return taken ? 0 : Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
 }
 
 private let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userData in

@@ -273,6 +273,20 @@ struct HTTP2ServerConnectionTests {
         #expect(client.trailers[stream] == [HTTP2Header("grpc-status", "0")])
     }
 
+    /// A request whose headers outgrow `maxHeaderListBytes` is reset, not kept in memory; the
+    /// connection's next request is served.
+    @Test func oversizedHeadersResetTheirStreamOnly() throws {
+        let client = try TestClient()
+        let server = try HTTP2ServerConnection()
+        let padding = (0..<40).map { HTTP2Header("x-pad-\($0)", String(repeating: "a", count: 500)) }
+        let big = client.request(grpcRequest("/legible.v1.Recognizer/Recognize") + padding, body: nil)
+        let small = client.request(grpcRequest("/legible.v1.Recognizer/Recognize"), body: nil)
+        let events = try exchange(client, server)
+        #expect(!events.contains { if case .request(big, _) = $0 { true } else { false } })
+        #expect(events.contains(.request(stream: small, headers: grpcRequest("/legible.v1.Recognizer/Recognize"))))
+        #expect(client.closed[big] != nil && client.closed[big] != NGHTTP2_NO_ERROR.rawValue)
+    }
+
     /// Bytes that are not HTTP/2 are a protocol error; the GOAWAY nghttp2 queued is written.
     @Test func garbageIsAProtocolError() throws {
         let server = try HTTP2ServerConnection()
