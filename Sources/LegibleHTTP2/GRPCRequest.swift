@@ -1,0 +1,128 @@
+public import LegibleCore
+
+/// A gRPC call's request headers read as gRPC over HTTP/2 defines them (grpc/grpc,
+/// doc/PROTOCOL-HTTP2.md), before any message: which method, its deadline, its token — or why
+/// it is refused, and how (an HTTP status, or a trailers-only gRPC status).
+public struct GRPCRequest: Sendable, Hashable {
+    /// Legible's methods (`service Recognizer` in Protos/legible/v1/legible.proto).
+    public enum Method: String, Sendable, Hashable, CaseIterable {
+        /// `rpc Stream(stream ClientMessage) returns (stream ServerMessage)`: today's session.
+        case stream = "/legible.v1.Recognizer/Stream"
+        /// `rpc Recognize(RecognizeRequest) returns (FrameResult)`: one frame, one answer.
+        case recognize = "/legible.v1.Recognizer/Recognize"
+    }
+
+    public var method: Method
+    /// `grpc-timeout`, when the client set one.
+    public var timeout: Duration?
+    /// The token of `authorization: Bearer TOKEN`, when sent.
+    public var bearerToken: String?
+
+    /// How a call is refused before any message.
+    public enum Refusal: Error, Sendable, Hashable {
+        /// Not a gRPC request at all (a content type other than `application/grpc…`, a method
+        /// other than POST): answered with this HTTP status and no gRPC status.
+        case http(status: Int, reason: String)
+        /// A gRPC request this server will not serve: a trailers-only response with this status.
+        case grpc(LegibleError.Code, String)
+    }
+
+    /// Reads `headers` (as `HTTP2Event.request` delivers them).
+    public init(headers: [HTTP2Header]) throws(Refusal) {
+        func value(_ name: String) -> String? { headers.first { $0.name == name }?.value }
+        guard value(":method") == "POST" else {
+            throw .http(status: 405, reason: "gRPC calls are POST, not \(value(":method") ?? "no method")")
+        }
+        let contentType = value("content-type") ?? ""
+        guard contentType.hasPrefix("application/grpc") else {
+            throw .http(
+                status: 415, reason: "content-type \(contentType.isEmpty ? "missing" : contentType) is not gRPC")
+        }
+        guard
+            contentType == "application/grpc" || contentType.hasPrefix("application/grpc+proto")
+                || contentType.hasPrefix("application/grpc;")
+        else {
+            throw .grpc(.unimplemented, "only protobuf messages are served (content-type \(contentType))")
+        }
+        guard let path = value(":path"), let method = Method(rawValue: path) else {
+            throw .grpc(.unimplemented, "unknown method \(value(":path") ?? "(no :path)")")
+        }
+        if let encoding = value("grpc-encoding"), encoding != "identity" {
+            throw .grpc(.unimplemented, "message encoding \(encoding) is not supported; send identity")
+        }
+        self.method = method
+        if let timeout = value("grpc-timeout") {
+            guard let parsed = Self.timeout(timeout) else {
+                throw .grpc(.invalidArgument, "grpc-timeout \(timeout) is not 1 to 8 digits and a unit (H M S m u n)")
+            }
+            self.timeout = parsed
+        }
+        if let authorization = value("authorization") {
+            let scheme = "Bearer "
+            guard authorization.hasPrefix(scheme) else {
+                throw .grpc(.unauthenticated, "authorization must be \"Bearer TOKEN\"")
+            }
+            bearerToken = String(authorization.dropFirst(scheme.count))
+        }
+    }
+
+    /// `grpc-timeout`'s value: 1 to 8 ASCII digits and a unit (hours, minutes, seconds,
+    /// milliseconds, microseconds, nanoseconds).
+    public static func timeout(_ text: String) -> Duration? {
+        let digits = text.utf8.dropLast()
+        guard let unit = text.last, (1...8).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }),
+            let amount = Int64(String(decoding: digits, as: UTF8.self))
+        else { return nil }
+        switch unit {
+        case "H": return .seconds(amount * 3600)
+        case "M": return .seconds(amount * 60)
+        case "S": return .seconds(amount)
+        case "m": return .milliseconds(amount)
+        case "u": return .microseconds(amount)
+        case "n": return .nanoseconds(amount)
+        default: return nil
+        }
+    }
+}
+
+/// The headers that end a gRPC call.
+public enum GRPCStatus {
+    /// The trailers of a call that succeeded.
+    public static let ok = [HTTP2Header("grpc-status", "0")]
+
+    /// `grpc-status` and, when there is one, the percent-encoded `grpc-message`.
+    public static func trailers(_ code: LegibleError.Code, message: String = "") -> [HTTP2Header] {
+        var headers = [HTTP2Header("grpc-status", String(code.rawValue))]
+        if !message.isEmpty { headers.append(HTTP2Header("grpc-message", percentEncoded(message))) }
+        return headers
+    }
+
+    /// A response of headers only for a call refused before any message: `:status` 200 and the
+    /// gRPC status, or the HTTP status of a request that is not gRPC.
+    public static func refusalHeaders(_ refusal: GRPCRequest.Refusal) -> [HTTP2Header] {
+        switch refusal {
+        case .http(let status, _):
+            [HTTP2Header(":status", String(status))]
+        case .grpc(let code, let message):
+            [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")]
+                + trailers(code, message: message)
+        }
+    }
+
+    /// `grpc-message`'s encoding: UTF-8, every byte outside printable ASCII (0x20–0x7E) and
+    /// "%" itself as %XX.
+    public static func percentEncoded(_ message: String) -> String {
+        var out = ""
+        for byte in message.utf8 {
+            if (0x20...0x7E).contains(byte) && byte != UInt8(ascii: "%") {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                out += "%"
+                out.unicodeScalars.append(hex[Int(byte >> 4)])
+                out.unicodeScalars.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return out
+    }
+}
