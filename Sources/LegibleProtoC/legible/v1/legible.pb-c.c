@@ -7,6 +7,51 @@
 #endif
 
 #include "legible/v1/legible.pb-c.h"
+void   legible__v1__recognize_request__init
+                     (Legible__V1__RecognizeRequest         *message)
+{
+  static const Legible__V1__RecognizeRequest init_value = LEGIBLE__V1__RECOGNIZE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t legible__v1__recognize_request__get_packed_size
+                     (const Legible__V1__RecognizeRequest *message)
+{
+  assert(message->base.descriptor == &legible__v1__recognize_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t legible__v1__recognize_request__pack
+                     (const Legible__V1__RecognizeRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &legible__v1__recognize_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t legible__v1__recognize_request__pack_to_buffer
+                     (const Legible__V1__RecognizeRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &legible__v1__recognize_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Legible__V1__RecognizeRequest *
+       legible__v1__recognize_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Legible__V1__RecognizeRequest *)
+     protobuf_c_message_unpack (&legible__v1__recognize_request__descriptor,
+                                allocator, len, data);
+}
+void   legible__v1__recognize_request__free_unpacked
+                     (Legible__V1__RecognizeRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &legible__v1__recognize_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   legible__v1__client_message__init
                      (Legible__V1__ClientMessage         *message)
 {
@@ -1447,6 +1492,57 @@ void   legible__v1__session_summary__free_unpacked
   assert(message->base.descriptor == &legible__v1__session_summary__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+static const ProtobufCFieldDescriptor legible__v1__recognize_request__field_descriptors[2] =
+{
+  {
+    "options",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__RecognizeRequest, options),
+    &legible__v1__recognition_options__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "frame",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__RecognizeRequest, frame),
+    &legible__v1__frame__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned legible__v1__recognize_request__field_indices_by_name[] = {
+  1,   /* field[1] = frame */
+  0,   /* field[0] = options */
+};
+static const ProtobufCIntRange legible__v1__recognize_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor legible__v1__recognize_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "legible.v1.RecognizeRequest",
+  "RecognizeRequest",
+  "Legible__V1__RecognizeRequest",
+  "legible.v1",
+  sizeof(Legible__V1__RecognizeRequest),
+  2,
+  legible__v1__recognize_request__field_descriptors,
+  legible__v1__recognize_request__field_indices_by_name,
+  1,  legible__v1__recognize_request__number_ranges,
+  (ProtobufCMessageInit) legible__v1__recognize_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCFieldDescriptor legible__v1__client_message__field_descriptors[5] =
 {
   {
@@ -4667,3 +4763,46 @@ const ProtobufCEnumDescriptor legible__v1__break_type__descriptor =
   legible__v1__break_type__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
+static const ProtobufCMethodDescriptor legible__v1__recognizer__method_descriptors[2] =
+{
+  { "Stream", &legible__v1__client_message__descriptor, &legible__v1__server_message__descriptor },
+  { "Recognize", &legible__v1__recognize_request__descriptor, &legible__v1__frame_result__descriptor },
+};
+const unsigned legible__v1__recognizer__method_indices_by_name[] = {
+  1,        /* Recognize */
+  0         /* Stream */
+};
+const ProtobufCServiceDescriptor legible__v1__recognizer__descriptor =
+{
+  PROTOBUF_C__SERVICE_DESCRIPTOR_MAGIC,
+  "legible.v1.Recognizer",
+  "Recognizer",
+  "Legible__V1__Recognizer",
+  "legible.v1",
+  2,
+  legible__v1__recognizer__method_descriptors,
+  legible__v1__recognizer__method_indices_by_name
+};
+void legible__v1__recognizer__stream(ProtobufCService *service,
+                                     const Legible__V1__ClientMessage *input,
+                                     Legible__V1__ServerMessage_Closure closure,
+                                     void *closure_data)
+{
+  assert(service->descriptor == &legible__v1__recognizer__descriptor);
+  service->invoke(service, 0, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void legible__v1__recognizer__recognize(ProtobufCService *service,
+                                        const Legible__V1__RecognizeRequest *input,
+                                        Legible__V1__FrameResult_Closure closure,
+                                        void *closure_data)
+{
+  assert(service->descriptor == &legible__v1__recognizer__descriptor);
+  service->invoke(service, 1, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void legible__v1__recognizer__init (Legible__V1__Recognizer_Service *service,
+                                    Legible__V1__Recognizer_ServiceDestroy destroy)
+{
+  protobuf_c_service_generated_init (&service->base,
+                                     &legible__v1__recognizer__descriptor,
+                                     (ProtobufCServiceDestroy) destroy);
+}

@@ -15,6 +15,7 @@ PROTOBUF_C__BEGIN_DECLS
 #endif
 
 
+typedef struct Legible__V1__RecognizeRequest Legible__V1__RecognizeRequest;
 typedef struct Legible__V1__ClientMessage Legible__V1__ClientMessage;
 typedef struct Legible__V1__StartSession Legible__V1__StartSession;
 typedef struct Legible__V1__RecognitionOptions Legible__V1__RecognitionOptions;
@@ -257,6 +258,20 @@ typedef enum _Legible__V1__BreakType {
 } Legible__V1__BreakType;
 
 /* --- messages --- */
+
+/*
+ * One frame read with these options; the answer is its FrameResult.
+ */
+struct  Legible__V1__RecognizeRequest
+{
+  ProtobufCMessage base;
+  Legible__V1__RecognitionOptions *options;
+  Legible__V1__Frame *frame;
+};
+#define LEGIBLE__V1__RECOGNIZE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&legible__v1__recognize_request__descriptor) \
+    , NULL, NULL }
+
 
 typedef enum {
   LEGIBLE__V1__CLIENT_MESSAGE__MESSAGE__NOT_SET = 0,
@@ -995,6 +1010,25 @@ struct  Legible__V1__SessionSummary
     , 0, 0, 0, 0, 0 }
 
 
+/* Legible__V1__RecognizeRequest methods */
+void   legible__v1__recognize_request__init
+                     (Legible__V1__RecognizeRequest         *message);
+size_t legible__v1__recognize_request__get_packed_size
+                     (const Legible__V1__RecognizeRequest   *message);
+size_t legible__v1__recognize_request__pack
+                     (const Legible__V1__RecognizeRequest   *message,
+                      uint8_t             *out);
+size_t legible__v1__recognize_request__pack_to_buffer
+                     (const Legible__V1__RecognizeRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Legible__V1__RecognizeRequest *
+       legible__v1__recognize_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   legible__v1__recognize_request__free_unpacked
+                     (Legible__V1__RecognizeRequest *message,
+                      ProtobufCAllocator *allocator);
 /* Legible__V1__ClientMessage methods */
 void   legible__v1__client_message__init
                      (Legible__V1__ClientMessage         *message);
@@ -1605,6 +1639,9 @@ void   legible__v1__session_summary__free_unpacked
                       ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
+typedef void (*Legible__V1__RecognizeRequest_Closure)
+                 (const Legible__V1__RecognizeRequest *message,
+                  void *closure_data);
 typedef void (*Legible__V1__ClientMessage_Closure)
                  (const Legible__V1__ClientMessage *message,
                   void *closure_data);
@@ -1704,6 +1741,36 @@ typedef void (*Legible__V1__SessionSummary_Closure)
 
 /* --- services --- */
 
+typedef struct Legible__V1__Recognizer_Service Legible__V1__Recognizer_Service;
+struct Legible__V1__Recognizer_Service
+{
+  ProtobufCService base;
+  void (*stream)(Legible__V1__Recognizer_Service *service,
+                 const Legible__V1__ClientMessage *input,
+                 Legible__V1__ServerMessage_Closure closure,
+                 void *closure_data);
+  void (*recognize)(Legible__V1__Recognizer_Service *service,
+                    const Legible__V1__RecognizeRequest *input,
+                    Legible__V1__FrameResult_Closure closure,
+                    void *closure_data);
+};
+typedef void (*Legible__V1__Recognizer_ServiceDestroy)(Legible__V1__Recognizer_Service *);
+void legible__v1__recognizer__init (Legible__V1__Recognizer_Service *service,
+                                    Legible__V1__Recognizer_ServiceDestroy destroy);
+#define LEGIBLE__V1__RECOGNIZER__BASE_INIT \
+    { &legible__v1__recognizer__descriptor, protobuf_c_service_invoke_internal, NULL }
+#define LEGIBLE__V1__RECOGNIZER__INIT(function_prefix__) \
+    { LEGIBLE__V1__RECOGNIZER__BASE_INIT,\
+      function_prefix__ ## stream,\
+      function_prefix__ ## recognize  }
+void legible__v1__recognizer__stream(ProtobufCService *service,
+                                     const Legible__V1__ClientMessage *input,
+                                     Legible__V1__ServerMessage_Closure closure,
+                                     void *closure_data);
+void legible__v1__recognizer__recognize(ProtobufCService *service,
+                                        const Legible__V1__RecognizeRequest *input,
+                                        Legible__V1__FrameResult_Closure closure,
+                                        void *closure_data);
 
 /* --- descriptors --- */
 
@@ -1719,6 +1786,7 @@ extern const ProtobufCEnumDescriptor    legible__v1__orientation_source__descrip
 extern const ProtobufCEnumDescriptor    legible__v1__quality_hint__descriptor;
 extern const ProtobufCEnumDescriptor    legible__v1__entity_kind__descriptor;
 extern const ProtobufCEnumDescriptor    legible__v1__break_type__descriptor;
+extern const ProtobufCMessageDescriptor legible__v1__recognize_request__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__client_message__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__start_session__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__recognition_options__descriptor;
@@ -1751,6 +1819,7 @@ extern const ProtobufCMessageDescriptor legible__v1__text_symbol__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__error__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__pong__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__session_summary__descriptor;
+extern const ProtobufCServiceDescriptor legible__v1__recognizer__descriptor;
 
 PROTOBUF_C__END_DECLS
 
