@@ -422,11 +422,11 @@ class OpenLoop:
 
 # ------------------------------------------------------------------------------- sections
 
-def floor_parallel(floor, runs, detector=True):
+def floor_parallel(floor, runs, detector=True, flags=()):
     """One legible-floor process per core at once: (frames/s in all, each one's mean ms, each
     one's CPU ms per frame). The mean, not the median: throughput is frames over time, slow
-    frames included."""
-    argv = [floor] + (["--detector"] if detector else []) + ["--repeat", str(runs), "--warmup", "2", BENCH_FRAME]
+    frames included. `flags`: more of legible-floor's (--decode-each)."""
+    argv = [floor] + (["--detector"] if detector else []) + list(flags) + ["--repeat", str(runs), "--warmup", "2", BENCH_FRAME]
     note_command(argv, env="OMP_THREAD_LIMIT=1 (%d at once)" % CORES)
     processes = [subprocess.Popen(argv, env=ENV, stdout=subprocess.PIPE, text=True) for _ in range(CORES)]
     reports = [json.loads(p.communicate()[0]) for p in processes]

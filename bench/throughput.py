@@ -6,7 +6,8 @@ Two comparisons, each against what does the same work:
              2 `legible-floor --detector` processes at once (the same reading in-process);
   page path  `legibled --detector tesseract` (one Tesseract call per frame, PSM 11) against
              2 `legible-floor` processes at once and tesserocr-fifo (the same Tesseract call
-             behind a FIFO queue).
+             behind a FIFO queue); for information also against 2 `legible-floor --decode-each`
+             (the floor decodes its JPEG once; a server decodes every frame it receives).
 Each server gets 2 x cores sessions offered 4x the floor rate, open loop, the same 720p JPEG
 (recognize_unchanged), so every session always has a frame waiting; the order of the steps
 flips every round, so the machine's other users load every step alike.
@@ -102,8 +103,8 @@ def main():
     bench.log("one-engine floor rates (for the offered load and the floor runs' length)")
     line_rate, page_rate = floor_rate(True), floor_rate(False)
     results = {k: {"rates": [], "cpu": [], "counts": []} for k in ("line", "page", "fifo")}
-    floors = {"line": [], "page": []}
-    floor_cpu = {"line": [], "page": []}
+    floors = {"line": [], "page": [], "page_decoding": []}
+    floor_cpu = {"line": [], "page": [], "page_decoding": []}
     with bench.legibled(a.legibled) as line, bench.legibled(a.legibled, cores, cores, "--detector", "tesseract") as page, \
             bench.fifo_peer() as fifo:
         def legible(kind, server, rate):
@@ -121,8 +122,10 @@ def main():
 
         def floor(kind):
             rate = line_rate if kind == "line" else page_rate
+            flags = ["--decode-each"] if kind == "page_decoding" else []
             def step():
-                rate_, _, cpu = bench.floor_parallel(a.floor, max(5, int(a.seconds * rate)), detector=kind == "line")
+                rate_, _, cpu = bench.floor_parallel(a.floor, max(5, int(a.seconds * rate)), detector=kind == "line",
+                                                     flags=flags)
                 floors[kind].append(rate_)
                 floor_cpu[kind].append(statistics.mean(cpu))
             return step
@@ -130,19 +133,21 @@ def main():
         # Not counted: each server loads its second engine at its first burst.
         bench.saturated(line, 4 * cores * line_rate, 3, 1, {"recognize_unchanged": True})
         bench.saturated(page, 4 * cores * page_rate, 3, 1, {"recognize_unchanged": True})
-        steps = [floor("line"), legible("line", line, line_rate), floor("page"), legible("page", page, page_rate), peer]
+        steps = [floor("line"), legible("line", line, line_rate), floor("page"), legible("page", page, page_rate), peer,
+                 floor("page_decoding")]
         for round_ in range(a.rounds):
             for step in steps[::1 if round_ % 2 == 0 else -1]:
                 step()
-            bench.log("round %d: line: floor x%d %.2f, Legible %.2f | page: floor x%d %.2f, Legible %.2f, fifo %.2f" % (
-                round_ + 1, cores, floors["line"][-1], results["line"]["rates"][-1], cores, floors["page"][-1],
-                results["page"]["rates"][-1], results["fifo"]["rates"][-1]))
+            bench.log("round %d: line: floor x%d %.2f, Legible %.2f | page: floor x%d %.2f (decoding each %.2f), "
+                      "Legible %.2f, fifo %.2f" % (
+                          round_ + 1, cores, floors["line"][-1], results["line"]["rates"][-1], cores, floors["page"][-1],
+                          floors["page_decoding"][-1], results["page"]["rates"][-1], results["fifo"]["rates"][-1]))
 
     summary = {"rounds": a.rounds, "seconds": a.seconds, "cores": cores, "floor_one_engine": {"line": line_rate, "page": page_rate}}
     for kind in ("line", "page", "fifo"):
         summary[kind] = {"rate": statistics.mean(results[kind]["rates"]), "rounds": results[kind]["rates"],
                          "cpu": mean_cpu(results[kind]["cpu"]), "counts": bench.sum_counts(results[kind]["counts"])}
-    for kind in ("line", "page"):
+    for kind in ("line", "page", "page_decoding"):
         summary["floor_" + kind] = {"rate": statistics.mean(floors[kind]), "rounds": floors[kind],
                                     "cpu": {"process": statistics.mean(floor_cpu[kind])}}
     summary["ratios"] = {
@@ -150,20 +155,24 @@ def main():
         "page: Legible / floor (same rounds)": summary["page"]["rate"] / summary["floor_page"]["rate"],
         "page: Legible / tesserocr-fifo (same rounds)": summary["page"]["rate"] / summary["fifo"]["rate"],
         "page: tesserocr-fifo / floor (same rounds)": summary["fifo"]["rate"] / summary["floor_page"]["rate"],
+        "page: Legible / floor decoding every frame (information)":
+            summary["page"]["rate"] / summary["floor_page_decoding"]["rate"],
     }
     with open(a.json, "w") as f:
         json.dump(summary, f, indent=1)
     print("\nsaturated frames/s, mean of %d rounds of %.0f s (2 x %d sessions offered 4x the floor rate):" % (
         a.rounds, a.seconds, cores))
     for kind, label in (("floor_line", "floor x%d, line path" % cores), ("line", "Legible, line path"),
-                        ("floor_page", "floor x%d, page path" % cores), ("page", "Legible --detector tesseract"),
+                        ("floor_page", "floor x%d, page path" % cores),
+                        ("floor_page_decoding", "floor x%d, page, --decode-each" % cores),
+                        ("page", "Legible --detector tesseract"),
                         ("fifo", "tesserocr-fifo (page path)")):
         print("  %-32s %6.2f   rounds %s" % (label, summary[kind]["rate"], " ".join("%.2f" % r for r in summary[kind]["rounds"])))
     for name, ratio in summary["ratios"].items():
         print("  %-48s %.3f" % (name, ratio))
     print("CPU ms per recognized frame (servers: the whole run's CPU, dropped frames' included, over the frames"
           " recognized; loop = the server's event-loop thread, engines = every other thread):")
-    for kind in ("floor_line", "line", "floor_page", "page", "fifo"):
+    for kind in ("floor_line", "line", "floor_page", "floor_page_decoding", "page", "fifo"):
         print("  %-8s %s" % (kind, ", ".join("%s %.3f" % kv for kv in summary[kind]["cpu"].items())))
     print("counts: " + "; ".join("%s %s" % (k, summary[k]["counts"]) for k in ("line", "page", "fifo")))
     print("wrote " + a.json)

@@ -48,6 +48,11 @@ let command = Command(
             help:
                 "With --detector: lines are read again as legibled reads them (FAST's unsure lines and eng's lost accents by PP-OCR's model); off reads each line once.",
             default: "on"),
+        .flag(
+            "decode-each",
+            help:
+                "Decode the JPEG again before every recognition, timed with it (a server decodes every frame it receives; by default the floor decodes once)."
+        ),
         .flag("print-text", help: "Also write the recognized text to stderr."),
         .flag(
             "orientations",
@@ -70,6 +75,7 @@ struct Options {
     var detectorMaxSide: Int
     var stripHeight: Int
     var secondReading: Bool
+    var decodeEach: Bool
     var file: String?
 }
 
@@ -95,7 +101,7 @@ func parse(_ arguments: [String]) -> Options {
             detectorMaxSide: try parsed.integer("detector-max-side", in: 32...4096) ?? 960,
             stripHeight: try parsed.integer("strip-height", in: 8...400) ?? 48,
             secondReading: onOff(parsed.value("second-reading") ?? "on", "second-reading"),
-            file: parsed.positionals.first)
+            decodeEach: parsed.flag("decode-each"), file: parsed.positionals.first)
     } catch {
         if case .usage(let message, _) = error { fail(message, code: .usage) }
         fail("\(error)", code: .usage)
@@ -184,14 +190,16 @@ func serverConfiguration(_ options: Options) -> ServerConfiguration {
     return configuration
 }
 
-let image: GrayImage
+var image: GrayImage
 let engine: any Recognizer
 let lineReader: LineReader
 var lineDetector: TextDetector?
 var residentBeforeEngine = 0
+let jpeg = EncodedImage(encoding: .jpeg, data: readFile(file))
+let decoder: FrameImager
 do {
-    let decoder = try FrameImager()
-    image = try decoder.decode(EncodedImage(encoding: .jpeg, data: readFile(file)), maxPixels: 100_000_000)
+    decoder = try FrameImager()
+    image = try decoder.decode(jpeg, maxPixels: 100_000_000)
     residentBeforeEngine = residentKilobytes()
     let settings = serverConfiguration(options).pipelineSettings
     engine = try PipelineFactory(settings: settings).makeRecognizer(
@@ -220,6 +228,7 @@ do {
     for run in 0..<(options.warmup + options.repeatCount) {
         let start = clock.now
         let cpuStart = processCPUMilliseconds()
+        if options.decodeEach { image = try decoder.decode(jpeg, maxPixels: 100_000_000) }
         let request = RecognitionRequest(level: options.level)
         let result: RecognizedText
         if let lineDetector {
@@ -257,7 +266,7 @@ if options.printText { write(2, text + "\n") }
 write(
     1,
     "{\"file\":\(JSONText.quoted(file)),\"model\":\(JSONText.quoted(options.model)),\"width\":\(image.width),"
-        + "\"height\":\(image.height),\"psm\":\(lineDetector != nil ? PageSegmentation.singleLine.rawValue : options.segmentation?.rawValue ?? PageSegmentation.choose(mode: .text, hasRegionOfInterest: false, models: engine.key.models).rawValue),\"detector\":\(lineDetector != nil),\"second_reading\":\(lineDetector != nil && options.secondReading),\"runs\":\(times.count),"
+        + "\"height\":\(image.height),\"psm\":\(lineDetector != nil ? PageSegmentation.singleLine.rawValue : options.segmentation?.rawValue ?? PageSegmentation.choose(mode: .text, hasRegionOfInterest: false, models: engine.key.models).rawValue),\"detector\":\(lineDetector != nil),\"second_reading\":\(lineDetector != nil && options.secondReading),\"decode_each\":\(options.decodeEach),\"runs\":\(times.count),"
         + "\"median_ms\":\(decimal(median)),\"mean_ms\":\(decimal(times.reduce(0, +) / Double(times.count))),"
         + "\"cpu_ms\":\(decimal(cpuMilliseconds / Double(times.count))),\"p90_ms\":\(decimal(p90)),\"min_ms\":\(decimal(sorted[0])),"
         + (detectTimes.isEmpty
