@@ -116,7 +116,7 @@ bench-isolation: release ## Engines in worker processes (the default) against en
 profile: release ## callgrind of 10 reads of a 720p frame: the server's own steps beside Tesseract (instructions).
 	bench/profile.sh
 
-bench-throughput: bench-setup release python-proto ## Saturated frames/s side by side in alternating rounds: line path vs its floor, page path vs its floor and tesserocr-fifo; where the server's CPU goes (~5 min).
+bench-throughput: bench-setup release python-proto ## Saturated frames/s side by side in alternating rounds: line path vs its floor, page path vs its floor (and one decoding every frame) and tesserocr-fifo; where the server's CPU goes (~6 min).
 	python3 bench/throughput.py
 
 bench-sessions: release ## Sessions under load with legible-load: overload, fairness, 1,000 sessions, replicas, skipping (~4 min).
