@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Saturated throughput, side by side in alternating rounds (make bench-throughput, ~5 min).
+"""Saturated throughput, side by side in alternating rounds (make bench-throughput, ~6 min).
 
 Two comparisons, each against what does the same work:
   line path  legibled (the default: PP-OCRv4 finds the lines, each is read alone) against
