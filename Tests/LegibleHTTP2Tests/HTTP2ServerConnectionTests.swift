@@ -142,6 +142,11 @@ private func exchange(_ client: TestClient, _ server: HTTP2ServerConnection) thr
     return events
 }
 
+/// A client and a server, not yet talking.
+private func connected() throws -> (TestClient, HTTP2ServerConnection) {
+    (try TestClient(), try HTTP2ServerConnection())
+}
+
 /// Every body byte of `stream` among `events`, in order.
 private func body(of stream: Int32, in events: [HTTP2Event]) -> [UInt8] {
     events.flatMap { event -> [UInt8] in
@@ -154,8 +159,7 @@ struct HTTP2ServerConnectionTests {
     /// A unary call as a stock client makes it: headers, one message, END_STREAM; answered with
     /// headers, one message and `grpc-status` trailers.
     @Test func aUnaryCallRoundTrips() throws {
-        let client = try TestClient()
-        let server = try HTTP2ServerConnection()
+        let (client, server) = try connected()
         let message = grpcMessage(Array("frame".utf8))
         let stream = client.request(grpcRequest("/legible.v1.Recognizer/Recognize"), body: message)
         let events = try exchange(client, server)
@@ -178,8 +182,7 @@ struct HTTP2ServerConnectionTests {
     /// A stream's response body may be written as results come (a camera stream): nothing is
     /// sent until there is something, and the trailers follow the last message.
     @Test func aStreamedResponseGoesOutAsItIsWritten() throws {
-        let client = try TestClient()
-        let server = try HTTP2ServerConnection()
+        let (client, server) = try connected()
         let stream = client.request(grpcRequest("/legible.v1.Recognizer/Stream"), body: nil)
         let events = try exchange(client, server)
         // No body: this client's HEADERS end its side of the stream.
@@ -206,8 +209,7 @@ struct HTTP2ServerConnectionTests {
     /// windows are sized for it, where HTTP/2's default of 64 KiB would stall the upload
     /// until the server's WINDOW_UPDATE came back.
     @Test func aFrameOfAMegabyteArrivesWithoutWaitingForTheWindow() throws {
-        let client = try TestClient()
-        let server = try HTTP2ServerConnection()
+        let (client, server) = try connected()
         _ = try exchange(client, server)  // SETTINGS both ways
         #expect(client.remoteSetting(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE) == 4 << 20)
         #expect(client.remoteSetting(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS) == 100)
@@ -224,8 +226,7 @@ struct HTTP2ServerConnectionTests {
 
     /// An error before any message is a trailers-only response: HEADERS with END_STREAM.
     @Test func aTrailersOnlyResponseEndsTheStream() throws {
-        let client = try TestClient()
-        let server = try HTTP2ServerConnection()
+        let (client, server) = try connected()
         let stream = client.request(grpcRequest("/legible.v1.Recognizer/Nope"), body: nil)
         _ = try exchange(client, server)
         try server.respondHeadersOnly(
@@ -243,8 +244,7 @@ struct HTTP2ServerConnectionTests {
     /// A client's RST_STREAM reaches the server as `.reset`; the stream's queued response is
     /// dropped, and the server may reset a stream itself (a deadline).
     @Test func resetsGoBothWays() throws {
-        let client = try TestClient()
-        let server = try HTTP2ServerConnection()
+        let (client, server) = try connected()
         let first = client.request(grpcRequest("/legible.v1.Recognizer/Stream"), body: nil)
         let second = client.request(grpcRequest("/legible.v1.Recognizer/Stream"), body: nil)
         _ = try exchange(client, server)
@@ -260,8 +260,7 @@ struct HTTP2ServerConnectionTests {
 
     /// Draining: GOAWAY names the last stream taken; streams open before it still finish.
     @Test func goAwayLetsOpenStreamsFinish() throws {
-        let client = try TestClient()
-        let server = try HTTP2ServerConnection()
+        let (client, server) = try connected()
         let stream = client.request(grpcRequest("/legible.v1.Recognizer/Stream"), body: nil)
         _ = try exchange(client, server)
         try server.goAway()
@@ -276,8 +275,7 @@ struct HTTP2ServerConnectionTests {
     /// A request whose headers outgrow `maxHeaderListBytes` is reset, not kept in memory; the
     /// connection's next request is served.
     @Test func oversizedHeadersResetTheirStreamOnly() throws {
-        let client = try TestClient()
-        let server = try HTTP2ServerConnection()
+        let (client, server) = try connected()
         let padding = (0..<40).map { HTTP2Header("x-pad-\($0)", String(repeating: "a", count: 500)) }
         let big = client.request(grpcRequest("/legible.v1.Recognizer/Recognize") + padding, body: nil)
         let small = client.request(grpcRequest("/legible.v1.Recognizer/Recognize"), body: nil)
