@@ -38,10 +38,9 @@ public struct GRPCRequest: Sendable, Hashable {
             throw .http(
                 status: 415, reason: "content-type \(contentType.isEmpty ? "missing" : contentType) is not gRPC")
         }
-        guard
-            contentType == "application/grpc" || contentType.hasPrefix("application/grpc+proto")
-                || contentType.hasPrefix("application/grpc;")
-        else {
+        // The media type without its parameters ("; charset=…").
+        let mediaType = contentType.prefix { $0 != ";" }.trimmingSuffix(" ")
+        guard mediaType == "application/grpc" || mediaType == "application/grpc+proto" else {
             throw .grpc(.unimplemented, "only protobuf messages are served (content-type \(contentType))")
         }
         guard let path = value(":path"), let method = Method(rawValue: path) else {
@@ -112,17 +111,25 @@ public enum GRPCStatus {
     /// `grpc-message`'s encoding: UTF-8, every byte outside printable ASCII (0x20–0x7E) and
     /// "%" itself as %XX.
     public static func percentEncoded(_ message: String) -> String {
+        let hex = Array("0123456789ABCDEF".unicodeScalars)
         var out = ""
         for byte in message.utf8 {
             if (0x20...0x7E).contains(byte) && byte != UInt8(ascii: "%") {
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
-                let hex = Array("0123456789ABCDEF".unicodeScalars)
                 out += "%"
                 out.unicodeScalars.append(hex[Int(byte >> 4)])
                 out.unicodeScalars.append(hex[Int(byte & 0x0F)])
             }
         }
         return out
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingSuffix(_ character: Character) -> Substring {
+        var trimmed = self
+        while trimmed.last == character { trimmed = trimmed.dropLast() }
+        return trimmed
     }
 }

@@ -131,12 +131,6 @@ public final class HTTP2ServerConnection {
         return happened
     }
 
-    /// Convenience for tests and small reads.
-    public func receive(_ bytes: [UInt8]) throws(LegibleError) -> [HTTP2Event] {
-        let result = bytes.withUnsafeBytes { buffer in Result { () throws(LegibleError) in try receive(buffer) } }
-        return try result.get()
-    }
-
     /// Starts the response of `stream` with `headers` (`:status` first); its body follows with
     /// `send` and it ends with `finish`.
     public func respond(stream: Int32, headers: [HTTP2Header]) throws(LegibleError) {
@@ -202,10 +196,6 @@ public final class HTTP2ServerConnection {
             out.append(contentsOf: UnsafeBufferPointer(start: chunk, count: count))
         }
     }
-
-    /// Whether the connection has more to do: open streams, or frames to read or write.
-    /// False once both sides are done (after GOAWAY and its streams, or a fatal error).
-    public var isActive: Bool { nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0 }
 
     // MARK: nghttp2's callbacks, through the session's user data
 

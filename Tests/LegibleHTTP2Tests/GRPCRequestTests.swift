@@ -24,9 +24,13 @@ struct GRPCRequestTests {
         for method in GRPCRequest.Method.allCases {
             #expect(try GRPCRequest(headers: headers(path: method.rawValue)).method == method)
         }
-        for type in ["application/grpc+proto", "application/grpc; charset=utf-8"] {
+        for type in ["application/grpc+proto", "application/grpc; charset=utf-8", "application/grpc+proto ;x=y"] {
             #expect(refusal(headers(contentType: type)) == nil, "\(type)")
         }
+        // A longer subtype is not protobuf.
+        #expect(
+            refusal(headers(contentType: "application/grpc+protobuf"))
+                .map { if case .grpc(.unimplemented, _) = $0 { true } else { false } } == true)
     }
 
     /// What a stock gRPC client or an HTTP client gets for each request the server will not serve.

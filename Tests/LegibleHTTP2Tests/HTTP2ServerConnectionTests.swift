@@ -113,6 +113,13 @@ final class TestClient {
     func remoteSetting(_ id: nghttp2_settings_id) -> UInt32 { nghttp2_session_get_remote_settings(session, id) }
 }
 
+extension HTTP2ServerConnection {
+    func receive(_ bytes: [UInt8]) throws(LegibleError) -> [HTTP2Event] {
+        let result = bytes.withUnsafeBytes { buffer in Result { () throws(LegibleError) in try receive(buffer) } }
+        return try result.get()
+    }
+}
+
 /// A gRPC request's headers as grpcio sends them over a Unix socket.
 private func grpcRequest(_ path: String) -> [HTTP2Header] {
     [
