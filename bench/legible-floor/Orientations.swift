@@ -1,7 +1,8 @@
 // `legible-floor --orientations FILE`: what turning a frame upright costs, Legible's folded
 // copy (FrameImager.render: one strided walk out of the decoded buffer) against Leptonica's
 // route (copy into a Pix, swap the words' bytes, pixFlipLR / pixRotateOrth, swap back, copy
-// out), side by side in one run, with the JPEG decode beside them for scale.
+// out), side by side in one run, with the JPEG decode and the per-frame quality measure and
+// thumbnail beside them for scale.
 internal import CLeptonica
 internal import LegibleCore
 internal import LegibleImaging
@@ -59,7 +60,16 @@ func timeOrientations(_ data: [UInt8], runs: Int) throws(LegibleError) {
     let stored = try imager.load(EncodedImage(encoding: .jpeg, data: data), orientation: .up)
     var out = [UInt8](repeating: 0, count: gray.width * gray.height)
     var json: [String] = []
+    // The measures every recognized frame also gets (FramePipeline): focus and exposure, and
+    // the thumbnail the skip policy compares.
+    let quality = medianMilliseconds(runs: runs) {
+        _ = gray.pixels.withUnsafeBufferPointer {
+            ImageQuality.measure($0, width: gray.width, height: gray.height, bytesPerRow: gray.bytesPerRow)
+        }
+    }
+    let thumbnail = medianMilliseconds(runs: runs) { _ = LumaThumbnail(gray) }
     write(1, "\(gray.width)x\(gray.height): JPEG decode to gray \(decimal(decode)) ms (median of \(runs))\n")
+    write(1, "quality measure \(decimal(quality)) ms, thumbnail \(decimal(thumbnail)) ms (medians)\n")
     write(1, "orientation     legible ms  leptonica ms\n")
     for orientation in Orientation.allCases {
         let ours = try imager.render(stored, orientation: orientation)
@@ -76,5 +86,8 @@ func timeOrientations(_ data: [UInt8], runs: Int) throws(LegibleError) {
         write(1, "\(name)  \(decimal(legible))       \(decimal(leptonica))\n")
         json.append("\"\(orientation)\":{\"legible_ms\":\(decimal(legible)),\"leptonica_ms\":\(decimal(leptonica))}")
     }
-    write(1, "{\"decode_ms\":\(decimal(decode)),\"orientations\":{\(json.joined(separator: ","))}}\n")
+    write(
+        1,
+        "{\"decode_ms\":\(decimal(decode)),\"quality_ms\":\(decimal(quality)),\"thumbnail_ms\":\(decimal(thumbnail)),\"orientations\":{\(json.joined(separator: ","))}}\n"
+    )
 }

@@ -57,7 +57,7 @@ let command = Command(
         .flag(
             "orientations",
             help:
-                "Instead: time turning the decoded JPEG upright in all 8 orientations, Legible's copy against Leptonica's rotations."
+                "Instead: time turning the decoded JPEG upright in all 8 orientations, Legible's copy against Leptonica's rotations (and the decode, quality measure and thumbnail every frame gets)."
         ),
     ],
     arguments: [Argument("file", help: "The JPEG file to recognize.")])
