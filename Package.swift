@@ -101,7 +101,7 @@ let package = Package(
             dependencies: [
                 "LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSessions", "LegibleEngine",
                 "LegibleTesseract", "LegibleDetection", "LegibleReading", "LegibleSockets", "LegibleMetrics",
-                "CMicroHTTPD", "CLinux",
+                "LegibleHTTP2", "CMicroHTTPD", "CLinux",
             ],
             swiftSettings: strict),
         // HTTP/2 (libnghttp2) as bytes in, events out: the second transport's protocol layer.
@@ -149,7 +149,8 @@ let package = Package(
         // The fakes tests share: manual clocks, the calibration recognizer, a simulated pool, and
         // the in-memory transport the server core's tests drive sessions through.
         .target(
-            name: "LegibleTesting", dependencies: ["LegibleCore", "LegibleSessions", "LegibleServer", "LegibleWire"],
+            name: "LegibleTesting",
+            dependencies: ["LegibleCore", "LegibleSessions", "LegibleServer", "LegibleWire", "LegibleHTTP2", "CNGHTTP2"],
             swiftSettings: strict),
         // What each fuzz target does with its input; the fuzz executables and the regression
         // tests of what they found share it, so a crash input replays through the same path.
@@ -185,7 +186,7 @@ let package = Package(
             name: "LegibleServerTests",
             dependencies: [
                 "LegibleServer", "LegibleClient", "LegibleTesting", "LegibleWire", "LegibleCore", "LegibleEngine",
-                "LegibleReading", "LegibleTesseract",
+                "LegibleReading", "LegibleTesseract", "LegibleHTTP2", "LegibleSockets", "LegibleWireProtobuf",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -209,7 +210,8 @@ let package = Package(
             name: "LegibleDetectionTests", dependencies: ["LegibleDetection", "LegibleImaging", "LegibleCore"],
             swiftSettings: strict),
         .testTarget(
-            name: "LegibleHTTP2Tests", dependencies: ["LegibleHTTP2", "LegibleCore", "CNGHTTP2"], swiftSettings: strict),
+            name: "LegibleHTTP2Tests", dependencies: ["LegibleHTTP2", "LegibleCore", "LegibleTesting", "CNGHTTP2"],
+            swiftSettings: strict),
         .testTarget(
             name: "LegibleFuzzRegressionTests", dependencies: ["LegibleFuzzHarness"], swiftSettings: strict),
     ],

@@ -66,6 +66,8 @@ public final class HTTP2ServerConnection {
     private struct Outbound {
         var bytes: [UInt8] = []
         var offset = 0
+        /// Where each `send` call's bytes end in `bytes` (so a discard keeps a message whole).
+        var sendEnds: [Int] = []
         /// Trailers to send once the bytes are out (nil: not finished yet).
         var trailers: [HTTP2Header]?
         /// nghttp2 was told to wait (`NGHTTP2_ERR_DEFERRED`) and must be resumed.
@@ -148,7 +150,24 @@ public final class HTTP2ServerConnection {
             throw LegibleError(.failedPrecondition, "HTTP/2: stream \(stream) has no response started")
         }
         outbound[stream]!.bytes.append(contentsOf: bytes)
+        outbound[stream]!.sendEnds.append(outbound[stream]!.bytes.count)
         resumeIfDeferred(stream)
+    }
+
+    /// Body bytes of `stream` queued and not yet handed to nghttp2 (waiting for the peer's
+    /// flow-control window or for the socket).
+    public func queuedBytes(stream: Int32) -> Int {
+        outbound[stream].map { $0.bytes.count - $0.offset } ?? 0
+    }
+
+    /// Forgets the body bytes of `stream` not yet begun: a `send` whose first bytes have left
+    /// is kept whole, so the peer never reads half a message.
+    public func discardQueued(stream: Int32) {
+        guard var pending = outbound[stream] else { return }
+        let kept = pending.offset == 0 ? 0 : pending.sendEnds.first { $0 >= pending.offset } ?? pending.bytes.count
+        pending.bytes.removeSubrange(kept...)
+        pending.sendEnds.removeAll { $0 > kept }
+        outbound[stream] = pending
     }
 
     /// Ends a started response: its queued body, then `trailers` (gRPC's `grpc-status`).
@@ -262,6 +281,7 @@ public final class HTTP2ServerConnection {
             pending.offset += count
             if pending.offset == pending.bytes.count {
                 pending.bytes.removeAll(keepingCapacity: true)
+                pending.sendEnds.removeAll(keepingCapacity: true)
                 pending.offset = 0
             }
         }

@@ -53,6 +53,20 @@ final class FramedTransport: EventHandler, SessionStream {
         if hangup && !isClosed { abort(reason: "hang-up") }
     }
 
+    /// Takes `firstBytes` (what the server read to tell the protocol) as the start of the
+    /// stream and reads on. What has arrived is read before any message is acted on, as when
+    /// the first read takes it all: a client refused at once (a bad token) must not find its
+    /// connection reset over bytes the server never read.
+    func start(with firstBytes: [UInt8]) {
+        stream.deliver(firstBytes)
+        metrics.bytes(received: firstBytes.count)
+        readArrived()
+        if !isClosed && !closeAfterFlush {
+            deliverMessages()
+            handler?.bytesArrived(inMessage: !stream.isAtMessageBoundary)
+        }
+    }
+
     func readArrived() {
         if !isClosed && !readingPaused && !budgetPaused && !peerFinishedSending && !closeAfterFlush { readAvailable() }
     }

@@ -3,6 +3,7 @@ internal import Glibc
 public import LegibleCore
 internal import LegibleDetection
 internal import LegibleEngine
+internal import LegibleHTTP2
 internal import LegibleSessions
 internal import LegibleSockets
 internal import LegibleWire
@@ -30,6 +31,16 @@ public final class Server {
     private var listeners: [(address: ServerAddress, socket: Socket, handler: ListenerHandler)] = []
     /// Every open session stream, by serial.
     private var connections: [UInt64: SessionHandler] = [:]
+    /// Connections accepted whose protocol is not known yet, by id.
+    private var sniffing: [UInt64: ProtocolSniffingHandler] = [:]
+    /// HTTP/2 connections, by id (their calls are in `connections`).
+    private var http2Connections: [UInt64: HTTP2Transport] = [:]
+    /// How many of `connections` are calls on an HTTP/2 connection.
+    private var http2Calls = 0
+    /// Open client connections, whatever their protocol.
+    private var connectionCount: Int {
+        connections.count - http2Calls + http2Connections.count + sniffing.count
+    }
     private var nextSerial: UInt64 = 0
     /// The engines and the scheduler that gives them frames.
     private let engines: EnginePool
@@ -198,29 +209,91 @@ public final class Server {
                         : "\(peer) has --max-connections-per-peer connections open; try again later")
                 continue
             case .admit(let evicting):
-                for serial in evicting {
-                    metrics.evictedConnection()
-                    // Failed as a broken stream is: told why (fatal), then closed.
-                    connections[serial]?.failed(
-                        LegibleError(
-                            .resourceExhausted,
-                            "closed to make room for a newer connection: no session was started on this one; "
-                                + "send StartSession as soon as you connect"))
-                }
+                for id in evicting { evict(id) }
             }
-            let transport = FramedTransport(
-                socket: socket, maxMessageBytes: configuration.maxMessageBytes,
-                startMessageBytes: SessionStateMachine.maxStartSessionBytes,
-                maxWriteQueueBytes: configuration.maxWriteQueueBytes, server: self)
+            nextSerial += 1
+            let sniffer = ProtocolSniffingHandler(id: nextSerial, socket: socket, acceptedAt: now, server: self)
             do throws(LegibleError) {
-                try loop.register(socket.descriptor, handler: transport)
+                try loop.register(socket.descriptor, handler: sniffer)
             } catch {
                 log(.warning, "cannot watch a new connection", ["reason": error.message])
                 socket.close()
                 continue
             }
-            admission.opened(adopt(transport).serial, from: peer)
+            sniffing[sniffer.id] = sniffer
+            admission.opened(sniffer.id, from: peer)
+            metrics.sessions(admittedSessions, connections: connectionCount)
         }
+    }
+
+    /// Closes connection `id`, evicted by admission to make room for a newer one: it had not
+    /// started a session.
+    private func evict(_ id: UInt64) {
+        metrics.evictedConnection()
+        if let transport = http2Connections[id] {
+            transport.close(reason: "evicted")
+        } else {
+            // One that has not spoken yet is told why as the framed protocol would tell it.
+            if let sniffer = sniffing[id] { sniffed(sniffer, as: .framed, reason: "") }
+            // Failed as a broken stream is: told why (fatal), then closed.
+            connections[id]?.failed(
+                LegibleError(
+                    .resourceExhausted,
+                    "closed to make room for a newer connection: no session was started on this one; "
+                        + "send StartSession as soon as you connect"))
+        }
+    }
+
+    enum WireProtocol { case framed, http2 }
+
+    /// A new connection's first bytes told its protocol (`nil`: they did not, or it closed):
+    /// the socket goes to that protocol's transport with the bytes read so far.
+    func sniffed(_ sniffer: ProtocolSniffingHandler, as spoken: WireProtocol?, reason: String) {
+        guard sniffing.removeValue(forKey: sniffer.id) != nil else { return }
+        let socket = sniffer.socket
+        loop.unregister(socket.descriptor)
+        do throws(LegibleError) {
+            switch spoken {
+            case nil:
+                log(.debug, "connection closed before a protocol was told", ["reason": reason])
+                socket.close()
+                admission.closed(sniffer.id)
+            case .framed:
+                let transport = FramedTransport(
+                    socket: socket, maxMessageBytes: configuration.maxMessageBytes,
+                    startMessageBytes: SessionStateMachine.maxStartSessionBytes,
+                    maxWriteQueueBytes: configuration.maxWriteQueueBytes, server: self)
+                try loop.register(socket.descriptor, handler: transport)
+                adopt(transport, serial: sniffer.id, connection: sniffer.id, connectedAt: sniffer.acceptedAt)
+                transport.start(with: sniffer.firstBytes)
+            case .http2:
+                let transport = try HTTP2Transport(id: sniffer.id, socket: socket, server: self)
+                try loop.register(socket.descriptor, handler: transport)
+                http2Connections[sniffer.id] = transport
+                log(.debug, "HTTP/2 connection", ["connection": String(sniffer.id)])
+                transport.start(with: sniffer.firstBytes)
+            }
+        } catch {
+            log(.warning, "cannot serve a new connection", ["reason": error.message])
+            socket.close()
+            admission.closed(sniffer.id)
+        }
+        metrics.sessions(admittedSessions, connections: connectionCount)
+        stopIfDrained()
+    }
+
+    /// An HTTP/2 connection closed (its calls' sessions are closed already).
+    func http2Closed(_ transport: HTTP2Transport, reason: String) {
+        http2Connections[transport.id] = nil
+        admission.closed(transport.id)
+        metrics.sessions(admittedSessions, connections: connectionCount)
+        log(.debug, "HTTP/2 connection closed", ["connection": String(transport.id), "reason": reason])
+        stopIfDrained()
+    }
+
+    /// While draining: stops the loop once no connection is left.
+    private func stopIfDrained() {
+        if draining && connections.isEmpty && http2Connections.isEmpty && sniffing.isEmpty { loop.stop() }
     }
 
     /// Tells a connection why it is turned away, then closes it: a client that retries sees a
@@ -239,8 +312,23 @@ public final class Server {
     @discardableResult
     public func adopt(_ stream: any SessionStream) -> SessionHandler {
         nextSerial += 1
+        return adopt(stream, serial: nextSerial, connection: nextSerial, connectedAt: now)
+    }
+
+    /// Starts a session on a call of HTTP/2 connection `connection`.
+    @discardableResult
+    func adopt(_ stream: any SessionStream, connection: UInt64) -> SessionHandler {
+        nextSerial += 1
+        http2Calls += 1
+        return adopt(stream, serial: nextSerial, connection: connection, connectedAt: now)
+    }
+
+    @discardableResult
+    private func adopt(
+        _ stream: any SessionStream, serial: UInt64, connection: UInt64, connectedAt: Duration
+    ) -> SessionHandler {
         var session = SessionConfiguration(
-            sessionID: Server.makeSessionID(serial: nextSerial), serverVersion: ServerConfiguration.version,
+            sessionID: Server.makeSessionID(serial: serial), serverVersion: ServerConfiguration.version,
             limits: ServerLimits(
                 maxMessageBytes: UInt64(configuration.maxMessageBytes), pendingFramesPerSession: 1,
                 workers: UInt32(configuration.workers), replicasPerScript: UInt32(configuration.replicasPerScript),
@@ -253,11 +341,12 @@ public final class Server {
         // engine of all its models.
         session.readsLinesByScript = readsLines
         let handler = SessionHandler(
-            serial: nextSerial, session: Session(configuration: session, deadlines: deadlines, connectedAt: now),
-            stream: stream, server: self)
+            serial: serial, connectionID: connection,
+            session: Session(configuration: session, deadlines: deadlines, connectedAt: connectedAt), stream: stream,
+            server: self)
         stream.handler = handler
-        connections[nextSerial] = handler
-        metrics.sessions(admittedSessions, connections: connections.count)
+        connections[serial] = handler
+        metrics.sessions(admittedSessions, connections: connectionCount)
         log(.debug, "stream opened", ["session": handler.sessionID])
         return handler
     }
@@ -279,8 +368,13 @@ public final class Server {
     /// A session's stream closed (the handler has let the session go).
     func sessionClosed(_ connection: SessionHandler) {
         connections[connection.serial] = nil
-        admission.closed(connection.serial)
-        metrics.sessions(admittedSessions, connections: connections.count)
+        // An HTTP/2 connection outlives its calls: it leaves admission when it closes.
+        if connection.connectionID == connection.serial {
+            admission.closed(connection.serial)
+        } else {
+            http2Calls -= 1
+        }
+        metrics.sessions(admittedSessions, connections: connectionCount)
         engines.removeSession(connection.serial)
         let summary = connection.summary
         log(
@@ -290,7 +384,7 @@ public final class Server {
                 "recognized": String(summary.framesRecognized), "dropped": String(summary.framesDropped),
                 "skipped": String(summary.framesSkipped), "failed": String(summary.framesFailed),
             ])
-        if draining && connections.isEmpty { loop.stop() }
+        stopIfDrained()
     }
 
     // MARK: Sessions
@@ -302,15 +396,15 @@ public final class Server {
             return false
         }
         admittedSessions += 1
-        admission.started(connection.serial)
-        metrics.sessions(admittedSessions, connections: connections.count)
+        admission.started(connection.connectionID)
+        metrics.sessions(admittedSessions, connections: connectionCount)
         return true
     }
 
     /// A session admitted by `admit` ended (summary, fatal error or disconnect).
     func sessionEnded() {
         admittedSessions -= 1
-        metrics.sessions(admittedSessions, connections: connections.count)
+        metrics.sessions(admittedSessions, connections: connectionCount)
     }
 
     func register(_ connection: SessionHandler, settings: SessionSettings) {
@@ -333,6 +427,17 @@ public final class Server {
         let now = self.now
         engines.tick()
         for connection in Array(connections.values) { connection.tick(now: now) }
+        for transport in Array(http2Connections.values) { transport.tick(now: now) }
+        let firstMessage = Duration.seconds(configuration.firstMessageSeconds)
+        for sniffer in Array(sniffing.values) where now - sniffer.acceptedAt >= firstMessage {
+            // Read what may have arrived since the last wake-up first.
+            sniffer.handleEvents(readable: true, writable: false, hangup: false)
+            guard sniffing[sniffer.id] != nil else { continue }
+            // Silent past the first-message deadline: answered as the framed protocol answers
+            // a client that never sends StartSession (DEADLINE_EXCEEDED, then closed).
+            sniffed(sniffer, as: .framed, reason: "")
+            connections[sniffer.id]?.tick(now: now)
+        }
     }
 
     /// Runs `body` on the loop thread with the server, from any thread (the in-memory
@@ -359,8 +464,10 @@ public final class Server {
             if case .unix(let path) = listener.address { unlink(path) }
         }
         listeners.removeAll()
+        for sniffer in Array(sniffing.values) { sniffed(sniffer, as: nil, reason: "draining") }
+        for transport in Array(http2Connections.values) { transport.drain() }
         for connection in Array(connections.values) { connection.shutdown() }
-        if connections.isEmpty { loop.stop() }
+        stopIfDrained()
     }
 
     deinit {

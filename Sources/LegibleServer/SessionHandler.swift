@@ -8,6 +8,9 @@ public import LegibleWire
 /// stream's bytes travel (`SessionStream`). Lives on the event loop's thread only.
 public final class SessionHandler {
     let serial: UInt64
+    /// The connection the stream travels on, as the server's admission counts it: the
+    /// session's own serial on the framed protocol, the HTTP/2 connection's on gRPC.
+    let connectionID: UInt64
     private unowned let server: Server
     private var session: Session
     let stream: any SessionStream
@@ -17,8 +20,9 @@ public final class SessionHandler {
     /// Counted against `--max-sessions` (StartSession was accepted).
     private(set) var admitted = false
 
-    init(serial: UInt64, session: Session, stream: any SessionStream, server: Server) {
+    init(serial: UInt64, connectionID: UInt64, session: Session, stream: any SessionStream, server: Server) {
         self.serial = serial
+        self.connectionID = connectionID
         self.session = session
         self.stream = stream
         self.server = server

@@ -61,6 +61,10 @@ public final class FramedStream {
         }
     }
 
+    /// Takes bytes its owner read from the socket before the stream had it (a server reads a
+    /// connection's first bytes to tell its protocol).
+    public func deliver(_ bytes: [UInt8]) { deframer.append(bytes) }
+
     /// The next whole message's payload, or nil when more bytes are needed. Throws the
     /// deframer's error (over the size limit, a flag byte other than 0) from then on.
     public func nextMessage() throws(LegibleError) -> [UInt8]? { try deframer.next() }

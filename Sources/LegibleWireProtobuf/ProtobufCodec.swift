@@ -108,6 +108,49 @@ public enum ProtobufCodec {
         ) { (m) throws(LegibleError) in try Decode.serverMessage(m) }
     }
 
+    /// The protobuf bytes of one `legible.v1.FrameResult` (the answer of the gRPC method
+    /// `Recognizer/Recognize`).
+    public static func encode(_ result: FrameResult) -> [UInt8] {
+        EncodeArena.using { arena in
+            pack(arena.frameResult(result), legible__v1__frame_result__get_packed_size, legible__v1__frame_result__pack)
+        }
+    }
+
+    /// The protobuf bytes of a `legible.v1.RecognizeRequest` (a client's one-frame call).
+    public static func encodeRecognizeRequest(options: RecognitionOptions, frame: Frame) -> [UInt8] {
+        EncodeArena.using { arena in
+            frame.data.withUnsafeBufferPointer { data in
+                let m = arena.message(legible__v1__recognize_request__init)
+                m.pointee.options = arena.options(options)
+                m.pointee.frame = arena.frame(frame, data: data)
+                return pack(m, legible__v1__recognize_request__get_packed_size, legible__v1__recognize_request__pack)
+            }
+        }
+    }
+
+    /// Reads one `legible.v1.FrameResult` (the answer of `Recognizer/Recognize`).
+    public static func decodeFrameResult(_ bytes: [UInt8]) throws(LegibleError) -> FrameResult {
+        try unpacked(
+            bytes, legible__v1__frame_result__unpack, legible__v1__frame_result__free_unpacked,
+            notA: "legible.v1.FrameResult"
+        ) { (m) throws(LegibleError) in try Decode.frameResult(m) }
+    }
+
+    /// Reads one `legible.v1.RecognizeRequest` (the request of `Recognizer/Recognize`).
+    ///
+    /// - Throws: `invalidArgument` when the bytes are not a RecognizeRequest or hold no frame.
+    public static func decodeRecognizeRequest(_ bytes: [UInt8]) throws(LegibleError) -> (
+        options: RecognitionOptions, frame: Frame
+    ) {
+        try unpacked(
+            bytes, legible__v1__recognize_request__unpack, legible__v1__recognize_request__free_unpacked,
+            notA: "legible.v1.RecognizeRequest"
+        ) { (m) throws(LegibleError) in
+            guard let frame = m.frame else { throw LegibleError(.invalidArgument, "the RecognizeRequest has no frame") }
+            return (try Decode.options(m.options), Decode.frame(frame.pointee))
+        }
+    }
+
     // MARK: protobuf-c calls
 
     /// Packs a built message into exactly `get_packed_size` bytes.

@@ -2,116 +2,8 @@ import CNGHTTP2
 import Glibc
 import LegibleCore
 import LegibleHTTP2
+import LegibleTesting
 import Testing
-
-/// A real HTTP/2 client (libnghttp2's client session) in memory: what it writes is fed to the
-/// server under test and back, with no socket.
-final class TestClient {
-    private var session: OpaquePointer?
-    var responseHeaders: [Int32: [HTTP2Header]] = [:]
-    var trailers: [Int32: [HTTP2Header]] = [:]
-    var bodies: [Int32: [UInt8]] = [:]
-    var closed: [Int32: UInt32] = [:]
-    var goAwayLastStream: Int32?
-    private var requestBodies: [Int32: [UInt8]] = [:]
-    private var requestOffsets: [Int32: Int] = [:]
-
-    init() throws {
-        var callbacks: OpaquePointer?
-        #expect(nghttp2_session_callbacks_new(&callbacks) == 0)
-        defer { nghttp2_session_callbacks_del(callbacks) }
-        nghttp2_session_callbacks_set_on_header_callback(callbacks) {
-            _, frame, name, nameLength, value, valueLength, _, user in
-            let client = Unmanaged<TestClient>.fromOpaque(user!).takeUnretainedValue()
-            let header = HTTP2Header(
-                String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
-                String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self))
-            let stream = frame!.pointee.hd.stream_id
-            if frame!.pointee.headers.cat == NGHTTP2_HCAT_RESPONSE {
-                client.responseHeaders[stream, default: []].append(header)
-            } else {
-                client.trailers[stream, default: []].append(header)
-            }
-            return 0
-        }
-        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, stream, data, length, user in
-            let client = Unmanaged<TestClient>.fromOpaque(user!).takeUnretainedValue()
-            client.bodies[stream, default: []].append(contentsOf: UnsafeBufferPointer(start: data, count: length))
-            return 0
-        }
-        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, stream, code, user in
-            Unmanaged<TestClient>.fromOpaque(user!).takeUnretainedValue().closed[stream] = code
-            return 0
-        }
-        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
-            if frame!.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) {
-                Unmanaged<TestClient>.fromOpaque(user!).takeUnretainedValue().goAwayLastStream =
-                    frame!.pointee.goaway.last_stream_id
-            }
-            return 0
-        }
-        #expect(nghttp2_session_client_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0)
-        #expect(nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil, 0) == 0)
-    }
-
-    deinit { nghttp2_session_del(session) }
-
-    /// Opens a stream: `headers`, then `body` (if any) ending the stream.
-    func request(_ headers: [HTTP2Header], body: [UInt8]?) -> Int32 {
-        // nghttp2 copies names and values at submission; they live until the end of this call.
-        let copies = headers.map { (strdup($0.name)!, strdup($0.value)!) }
-        defer {
-            for (name, value) in copies {
-                free(name)
-                free(value)
-            }
-        }
-        let pairs = zip(headers, copies).map { header, copy in
-            nghttp2_nv(
-                name: UnsafeMutableRawPointer(copy.0).assumingMemoryBound(to: UInt8.self),
-                value: UnsafeMutableRawPointer(copy.1).assumingMemoryBound(to: UInt8.self),
-                namelen: header.name.utf8.count, valuelen: header.value.utf8.count,
-                flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
-        }
-        guard let body else { return nghttp2_submit_request(session, nil, pairs, pairs.count, nil, nil) }
-        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil)) {
-            _, stream, buffer, length, flags, _, user in
-            let client = Unmanaged<TestClient>.fromOpaque(user!).takeUnretainedValue()
-            let body = client.requestBodies[stream] ?? []
-            let offset = client.requestOffsets[stream] ?? 0
-            let count = min(length, body.count - offset)
-            body.withUnsafeBufferPointer { buffer!.update(from: $0.baseAddress! + offset, count: count) }
-            client.requestOffsets[stream] = offset + count
-            if offset + count == body.count { flags!.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
-            return count
-        }
-        let stream = nghttp2_submit_request(session, nil, pairs, pairs.count, &provider, nil)
-        requestBodies[stream] = body
-        return stream
-    }
-
-    func reset(_ stream: Int32) {
-        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, NGHTTP2_CANCEL.rawValue)
-    }
-
-    func outgoing() -> [UInt8] {
-        var out: [UInt8] = []
-        while true {
-            var chunk: UnsafePointer<UInt8>?
-            let count = nghttp2_session_mem_send(session, &chunk)
-            guard count > 0, let chunk else { return out }
-            out.append(contentsOf: UnsafeBufferPointer(start: chunk, count: count))
-        }
-    }
-
-    func receive(_ bytes: [UInt8]) {
-        let consumed = bytes.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, $0.count) }
-        #expect(consumed == bytes.count)
-    }
-
-    /// The server's SETTINGS value `id` as this client received it.
-    func remoteSetting(_ id: nghttp2_settings_id) -> UInt32 { nghttp2_session_get_remote_settings(session, id) }
-}
 
 extension HTTP2ServerConnection {
     func receive(_ bytes: [UInt8]) throws(LegibleError) -> [HTTP2Event] {
@@ -136,7 +28,7 @@ private func grpcMessage(_ payload: [UInt8]) -> [UInt8] {
 }
 
 /// Moves bytes both ways until neither side has more to write; the server's events in order.
-private func exchange(_ client: TestClient, _ server: HTTP2ServerConnection) throws -> [HTTP2Event] {
+private func exchange(_ client: HTTP2TestClient, _ server: HTTP2ServerConnection) throws -> [HTTP2Event] {
     var events: [HTTP2Event] = []
     for _ in 0..<16 {
         let toServer = client.outgoing()
@@ -150,8 +42,8 @@ private func exchange(_ client: TestClient, _ server: HTTP2ServerConnection) thr
 }
 
 /// A client and a server, not yet talking.
-private func connected() throws -> (TestClient, HTTP2ServerConnection) {
-    (try TestClient(), try HTTP2ServerConnection())
+private func connected() throws -> (HTTP2TestClient, HTTP2ServerConnection) {
+    (HTTP2TestClient(), try HTTP2ServerConnection())
 }
 
 /// Every body byte of `stream` among `events`, in order.
@@ -218,8 +110,8 @@ struct HTTP2ServerConnectionTests {
     @Test func aFrameOfAMegabyteArrivesWithoutWaitingForTheWindow() throws {
         let (client, server) = try connected()
         _ = try exchange(client, server)  // SETTINGS both ways
-        #expect(client.remoteSetting(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE) == 4 << 20)
-        #expect(client.remoteSetting(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS) == 100)
+        #expect(client.remoteSetting(Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue)) == 4 << 20)
+        #expect(client.remoteSetting(Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue)) == 100)
         let frame = grpcMessage((0..<(1280 * 720)).map { UInt8(truncatingIfNeeded: $0 * 7) })
         let stream = client.request(grpcRequest("/legible.v1.Recognizer/Recognize"), body: frame)
         let events = try server.receive(client.outgoing())  // one write of the client's, no reply read

@@ -1,0 +1,247 @@
+internal import LegibleCore
+internal import LegibleHTTP2
+internal import LegibleSockets
+internal import LegibleWire
+
+/// One HTTP/2 connection (gRPC with prior knowledge) on the event loop: owns the socket and
+/// the `HTTP2ServerConnection`, opens a `GRPCStream` per call and hands it to the server
+/// core as a session (`Server.adopt`). On the event loop's thread only.
+///
+/// ```
+///  socket ─▶ HTTP2ServerConnection ─▶ events ─▶ GRPCStream (per call) ─▶ SessionHandler
+///  socket ◀── pending bytes ◀── HTTP2ServerConnection ◀── send/finish/reset ◀── GRPCStream
+/// ```
+///
+/// Backpressure: a call's response bytes wait in the connection while the client's window
+/// is shut; past `--max-write-queue-bytes` the call's session hears it is backed up (and
+/// closes a client that does not read). Bytes nghttp2 produced and the socket did not take
+/// are held here; while more than `--max-write-queue-bytes` of them wait, the connection is
+/// not read.
+final class HTTP2Transport: EventHandler {
+    /// The server's name for this connection (its admission entry).
+    let id: UInt64
+    let socket: Socket
+    private let connection: HTTP2ServerConnection
+    private unowned let server: Server
+    private var streams: [Int32: GRPCStream] = [:]
+    /// Bytes nghttp2 produced that the socket has not taken yet, from `pendingOffset` on.
+    private var pending: [UInt8] = []
+    private var pendingOffset = 0
+    private let watermarks: WriteWatermarks
+    private var isClosed = false
+    private var goingAway = false
+    /// When the connection last had no call open (for the idle deadline), nil while one is.
+    private var idleSince: Duration?
+    private var everHadCall = false
+
+    /// `firstBytes`: what was read while telling the protocol apart (the preface's start).
+    init(id: UInt64, socket: Socket, server: Server) throws(LegibleError) {
+        self.id = id
+        self.socket = socket
+        self.server = server
+        let maxQueue = server.configuration.maxWriteQueueBytes
+        watermarks = WriteWatermarks(high: maxQueue, low: maxQueue / 4)
+        connection = try HTTP2ServerConnection()
+        idleSince = server.now
+    }
+
+    var openCalls: Int { streams.count }
+
+    // MARK: Reading
+
+    func handleEvents(readable: Bool, writable: Bool, hangup: Bool) {
+        if writable { flush() }
+        if readable && !isClosed && !readingPaused { readAvailable() }
+        if hangup && !isClosed { close(reason: "hang-up") }
+    }
+
+    private var readingPaused: Bool { pending.count - pendingOffset > watermarks.high }
+
+    /// Feeds bytes already read (the sniffed preface), then whatever else has arrived.
+    func start(with firstBytes: [UInt8]) {
+        firstBytes.withUnsafeBytes { receive($0) }
+        if !isClosed { readAvailable() }
+    }
+
+    private func readAvailable() {
+        for _ in 0..<8 {
+            let outcome = withUnsafeTemporaryAllocation(byteCount: FramedStream.readChunk, alignment: 1) { buffer in
+                Result { () throws(LegibleError) -> Int? in try socket.receive(into: buffer) }.map { count in
+                    count.map { count in
+                        if count > 0 { receive(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
+                        return count
+                    }
+                }
+            }
+            switch outcome {
+            case .failure: return close(reason: "read error")
+            case .success(nil): return
+            case .success(0): return close(reason: "client closed the connection")
+            case .success: if isClosed || readingPaused { return }
+            }
+        }
+    }
+
+    private func receive(_ bytes: UnsafeRawBufferPointer) {
+        server.metrics.bytes(received: bytes.count)
+        let events: [HTTP2Event]
+        do throws(LegibleError) {
+            events = try connection.receive(bytes)
+        } catch {
+            server.log(.info, "HTTP/2 connection failed", ["reason": error.message])
+            // nghttp2 queued a GOAWAY saying why: send it, then close.
+            flush()
+            return close(reason: "HTTP/2 protocol error")
+        }
+        for event in events { handle(event) }
+        flush()
+    }
+
+    private func handle(_ event: HTTP2Event) {
+        switch event {
+        case .request(let id, let headers): open(id, headers: headers)
+        case .data(let id, let bytes): streams[id]?.received(bytes)
+        case .endStream(let id): streams[id]?.inputEnded()
+        case .reset(let id, _): streams.removeValue(forKey: id)?.lost(reason: "client reset the call")
+        case .trailers, .goAway: break
+        }
+        noteIdle()
+    }
+
+    /// A call's headers arrived: refuse it, or open its stream and session.
+    private func open(_ id: Int32, headers: [HTTP2Header]) {
+        let request: GRPCRequest
+        do throws(GRPCRequest.Refusal) {
+            request = try GRPCRequest(headers: headers)
+        } catch {
+            return refuse(id, error)
+        }
+        if goingAway { return refuse(id, .grpc(.unavailable, "the server is shutting down")) }
+        let tokens = server.configuration.accessTokens
+        if tokens.isRequired, let token = request.bearerToken, !tokens.accepts(token) {
+            server.metrics.refusedSession(reason: "unauthenticated")
+            return refuse(id, .grpc(.unauthenticated, "the bearer token is not valid"))
+        }
+        do throws(LegibleError) {
+            try connection.respond(
+                stream: id, headers: [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")])
+        } catch {
+            server.log(.warning, "cannot answer an HTTP/2 call", ["reason": error.message])
+            return
+        }
+        let stream = GRPCStream(
+            id: id, method: request.method, bearerToken: request.bearerToken,
+            deadline: request.timeout.map { server.now + $0 }, maxMessageBytes: server.configuration.maxMessageBytes,
+            transport: self)
+        streams[id] = stream
+        everHadCall = true
+        server.adopt(stream, connection: self.id)
+    }
+
+    private func refuse(_ id: Int32, _ refusal: GRPCRequest.Refusal) {
+        try? connection.respondHeadersOnly(stream: id, headers: GRPCStatus.refusalHeaders(refusal))
+    }
+
+    // MARK: What the calls send
+
+    func send(_ payload: [UInt8], on stream: GRPCStream) {
+        guard !isClosed else { return }
+        try? connection.send(stream: stream.id, bytes: MessageFraming.frame(payload))
+        flush()
+    }
+
+    func finish(_ stream: GRPCStream, trailers: [HTTP2Header]) {
+        streams[stream.id] = nil
+        guard !isClosed else { return }
+        try? connection.finish(stream: stream.id, trailers: trailers)
+        noteIdle()
+        flush()
+    }
+
+    func reset(_ stream: GRPCStream) {
+        streams[stream.id] = nil
+        guard !isClosed else { return }
+        // CANCEL: the server gave up on the call (a client that does not read, one gone).
+        try? connection.reset(stream: stream.id, errorCode: 8)
+        noteIdle()
+        flush()
+    }
+
+    func discardQueued(on stream: GRPCStream) { connection.discardQueued(stream: stream.id) }
+
+    func queuedBytes(on stream: GRPCStream) -> Int { connection.queuedBytes(stream: stream.id) }
+
+    // MARK: Writing
+
+    /// Writes what nghttp2 has to send, as far as the socket takes it.
+    private func flush() {
+        guard !isClosed else { return }
+        do throws(LegibleError) {
+            while true {
+                if pendingOffset == pending.count {
+                    pending = try connection.outgoingBytes()
+                    pendingOffset = 0
+                    if pending.isEmpty { break }
+                }
+                let offset = pendingOffset
+                let sent = try pending.withUnsafeBytes { raw in
+                    Result { () throws(LegibleError) -> Int in
+                        try socket.send(UnsafeRawBufferPointer(rebasing: raw[offset...]))
+                    }
+                }.get()
+                if sent == 0 { break }
+                pendingOffset += sent
+                server.metrics.bytes(sent: sent)
+            }
+        } catch {
+            return close(reason: "write error")
+        }
+        for stream in streams.values { stream.checkBackpressure(watermarks) }
+        if goingAway && streams.isEmpty && pendingOffset == pending.count {
+            return close(reason: "drained")
+        }
+        server.loop.modify(
+            socket.descriptor, readable: !readingPaused, writable: pendingOffset < pending.count)
+    }
+
+    private func noteIdle() {
+        if streams.isEmpty {
+            if idleSince == nil { idleSince = server.now }
+        } else {
+            idleSince = nil
+        }
+    }
+
+    // MARK: Time and shutdown
+
+    /// Once a second: calls past their grpc-timeout end; a connection with no call open for
+    /// the idle deadline (the first-message deadline before its first call) is closed.
+    func tick(now: Duration) {
+        for stream in Array(streams.values) {
+            if let deadline = stream.deadline, now >= deadline { stream.deadlinePassed() }
+        }
+        guard !isClosed, let idleSince else { return }
+        let limit = Duration.seconds(
+            everHadCall ? server.configuration.idleSeconds : server.configuration.firstMessageSeconds)
+        if now - idleSince >= limit { drain() }
+    }
+
+    /// Says GOAWAY (no new calls) and closes once the open calls have finished.
+    func drain() {
+        guard !goingAway, !isClosed else { return }
+        goingAway = true
+        try? connection.goAway()
+        flush()
+    }
+
+    func close(reason: String) {
+        guard !isClosed else { return }
+        isClosed = true
+        server.loop.unregister(socket.descriptor)
+        let open = streams.values
+        streams.removeAll()
+        for stream in open { stream.lost(reason: reason) }
+        server.http2Closed(self, reason: reason)
+        socket.close()
+    }
+}

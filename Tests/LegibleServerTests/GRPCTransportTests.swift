@@ -1,0 +1,181 @@
+import Foundation
+import Glibc
+import LegibleCore
+import LegibleHTTP2
+import LegibleSockets
+import LegibleTesting
+import LegibleWire
+import LegibleWireProtobuf
+import Testing
+
+/// gRPC over HTTP/2 against the server as a library (`RunningServer`: the calibration engine,
+/// a manual clock) on a real Unix socket, with libnghttp2's own client: what grpcio cannot be
+/// made to do from the end-to-end tests — a server-side deadline on the manual clock, raw
+/// `:authority` values, content types other than gRPC, GOAWAY on drain.
+@Suite("gRPC transport")
+struct GRPCTransportTests {
+    /// One HTTP/2 connection to `running`, pumped by hand.
+    final class Connection {
+        let client = HTTP2TestClient()
+        let socket: Socket
+        private(set) var endOfStream = false
+
+        init(_ running: RunningServer) throws {
+            socket = try Socket.connect(to: running.address)
+        }
+
+        /// Sends what the client has to send and reads answers until `done` holds (or 30 s).
+        func pump(until done: () -> Bool) {
+            let deadline = ContinuousClock.now + .seconds(30)
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while ContinuousClock.now < deadline {
+                let out = client.outgoing()
+                if !out.isEmpty { try? socket.sendAll(out) }
+                if done() || endOfStream { return }
+                var poller = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 100) > 0 else { continue }
+                let count = buffer.withUnsafeMutableBytes { recv(socket.descriptor, $0.baseAddress, $0.count, 0) }
+                if count <= 0 {
+                    endOfStream = true
+                } else {
+                    client.receive(Array(buffer[0..<count]))
+                }
+            }
+        }
+
+        /// The server messages of `stream`'s response body so far.
+        func messages(of stream: Int32) throws -> [ServerMessage] {
+            var deframer = MessageDeframer(maxMessageBytes: 1 << 20)
+            deframer.append(client.bodies[stream] ?? [])
+            var messages: [ServerMessage] = []
+            while let payload = try deframer.next() { messages.append(try ProtobufCodec.decodeServerMessage(payload)) }
+            return messages
+        }
+
+        func status(of stream: Int32) -> String? {
+            (client.trailers[stream] ?? client.responseHeaders[stream])?.first { $0.name == "grpc-status" }?.value
+        }
+    }
+
+    static func headers(
+        _ path: String, authority: String = "unix:%2Ftmp%2Flegible.sock", contentType: String = "application/grpc",
+        extra: [HTTP2Header] = []
+    ) -> [HTTP2Header] {
+        [
+            HTTP2Header(":method", "POST"), HTTP2Header(":scheme", "http"), HTTP2Header(":path", path),
+            HTTP2Header(":authority", authority), HTTP2Header("content-type", contentType),
+            HTTP2Header("te", "trailers"),
+        ] + extra
+    }
+
+    static let streamPath = "/legible.v1.Recognizer/Stream"
+    static let recognizePath = "/legible.v1.Recognizer/Recognize"
+
+    static func message(_ message: ClientMessage) -> [UInt8] { MessageFraming.frame(ProtobufCodec.encode(message)) }
+
+    static func kinds(_ messages: [ServerMessage]) -> [String] {
+        messages.map {
+            switch $0 {
+            case .started: "started"
+            case .result: "result"
+            case .error: "error"
+            case .pong: "pong"
+            case .summary: "summary"
+            }
+        }
+    }
+
+    @Test func aCallPastItsGRPCTimeoutEndsWithDeadlineExceeded() throws {
+        let running = try RunningServer(delay: .milliseconds(1), manualClock: true)
+        defer { running.stop() }
+        let connection = try Connection(running)
+        let stream = connection.client.request(
+            Self.headers(Self.streamPath, extra: [HTTP2Header("grpc-timeout", "2S")]),
+            body: Self.message(.start(StartSession(clientName: "deadline"))), endStream: false)
+        connection.pump { (try? connection.messages(of: stream).count) == 1 }
+        #expect(Self.kinds(try connection.messages(of: stream)) == ["started"])
+        running.advance(by: .seconds(1))
+        running.tick()
+        // Answered after the tick (an event to wait on, not a time): the call is still open.
+        connection.client.send(Self.message(.ping(nonce: 5)), on: stream)
+        connection.pump { (try? connection.messages(of: stream).count) == 2 }
+        #expect(connection.status(of: stream) == nil, "ended before its 2 s")
+        running.advance(by: .seconds(2))
+        running.tick()
+        connection.pump { connection.status(of: stream) != nil }
+        #expect(connection.status(of: stream) == "4")
+        let messages = try connection.messages(of: stream)
+        #expect(Self.kinds(messages) == ["started", "pong", "error"])
+        if case .error(let error) = messages.last { #expect(error.fatal && error.code == 4) }
+    }
+
+    @Test func aUnaryCallIsAnsweredAndRequestsThatAreNotGRPCAreRefusedByStatus() throws {
+        let running = try RunningServer(delay: .milliseconds(1))
+        defer { running.stop() }
+        let connection = try Connection(running)
+        let request = ProtobufCodec.encodeRecognizeRequest(
+            options: RecognitionOptions(), frame: RunningServer.grayFrame(7, shade: 90))
+        // grpcurl sends a Unix socket's path raw as :authority; nghttp2's own checks refuse it.
+        let unary = connection.client.request(
+            Self.headers(Self.recognizePath, authority: "/tmp/legible.sock"), body: MessageFraming.frame(request))
+        let plain = connection.client.request(
+            Self.headers(Self.recognizePath, contentType: "text/plain"), body: MessageFraming.frame(request))
+        let json = connection.client.request(
+            Self.headers(Self.recognizePath, contentType: "application/grpc+json"), body: MessageFraming.frame(request))
+        let get = connection.client.request(
+            [HTTP2Header(":method", "GET")] + Self.headers(Self.recognizePath).dropFirst(), body: nil)
+        connection.pump { [unary, plain, json, get].allSatisfy { connection.client.closed[$0] != nil } }
+
+        #expect(connection.status(of: unary) == "0")
+        var deframer = MessageDeframer(maxMessageBytes: 1 << 20)
+        deframer.append(connection.client.bodies[unary] ?? [])
+        let answer = try deframer.next()
+        let second = try deframer.next()
+        #expect(answer != nil && second == nil, "one message")
+        #expect(try answer.map(ProtobufCodec.decodeFrameResult)?.frameID == 7)
+
+        #expect(connection.client.responseHeaders[plain]?.first == HTTP2Header(":status", "415"))
+        #expect(connection.status(of: plain) == nil)
+        #expect(connection.client.responseHeaders[get]?.first == HTTP2Header(":status", "405"))
+        #expect(connection.status(of: json) == "12")
+    }
+
+    @Test func drainSaysGoAwayAndEndsOpenCallsWithTheirSummary() throws {
+        let running = try RunningServer(delay: .milliseconds(1))
+        let connection = try Connection(running)
+        let stream = connection.client.request(
+            Self.headers(Self.streamPath), body: Self.message(.start(StartSession(clientName: "drain"))),
+            endStream: false)
+        connection.pump { (try? connection.messages(of: stream).count) == 1 }
+        running.server.shutdownTrigger.drain(reason: "test")
+        connection.pump { connection.status(of: stream) != nil && connection.endOfStream }
+        #expect(connection.client.goAwayLastStream == stream)
+        #expect(connection.status(of: stream) == "0")
+        #expect(Self.kinds(try connection.messages(of: stream)) == ["started", "summary"])
+        #expect(running.stopped.wait(timeout: .now() + 30) == .success, "run() did not return")
+    }
+
+    @Test func anHTTP2ConnectionThatOpensNoCallIsClosedAtTheFirstMessageDeadline() throws {
+        let running = try RunningServer(delay: .milliseconds(1), manualClock: true)
+        defer { running.stop() }
+        let connection = try Connection(running)
+        // The server's SETTINGS arrived (SETTINGS_INITIAL_WINDOW_SIZE; the default is 65,535).
+        connection.pump { connection.client.remoteSetting(4) == 4 << 20 }
+        running.advance(by: .seconds(11))
+        running.tick()
+        connection.pump { false }
+        #expect(connection.endOfStream)
+        #expect(connection.client.goAwayLastStream == 0)
+    }
+
+    @Test func aConnectionSpeakingNeitherProtocolIsClosed() throws {
+        let running = try RunningServer(delay: .milliseconds(1))
+        defer { running.stop() }
+        let socket = try Socket.connect(to: running.address)
+        try socket.sendAll(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        var byte: UInt8 = 0
+        // Closed without an answer: end of stream, or a reset over the bytes it did not read.
+        let count = recv(socket.descriptor, &byte, 1, 0)
+        #expect(count == 0 || (count == -1 && errno == ECONNRESET), "\(count)")
+    }
+}

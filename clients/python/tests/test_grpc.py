@@ -1,0 +1,273 @@
+"""Stock gRPC, end to end: grpcio (Google's own gRPC runtime, C core) against the real legibled
+on the same Unix and TCP listeners that serve the framed protocol. The client is built from the
+.proto's service alone (`legible.v1.Recognizer`), with no Legible client code: what a camera
+app generated with grpc-java, grpc-swift or grpcio sends."""
+import io
+import json
+import os
+import queue
+import signal
+import threading
+import time
+
+import grpc
+import pytest
+from PIL import Image
+
+from conftest import FIXTURES, SLOWDOWN, Server
+from legible_client import Stream, pb
+from test_end_to_end import cer, overlap
+from test_operations import free_port
+
+STREAM, RECOGNIZE = "/legible.v1.Recognizer/Stream", "/legible.v1.Recognizer/Recognize"
+
+
+def fixture(name):
+    with open(os.path.join(FIXTURES, name), "rb") as f:
+        return f.read()
+
+
+def label_truth():
+    with open(os.path.join(FIXTURES, "label-640x480.json")) as f:
+        return json.load(f)
+
+
+def label_text():
+    return "\n".join(line["text"] for line in label_truth()["lines"])
+
+
+def jpeg_frame(frame_id, data):
+    return pb.Frame(frame_id=frame_id, image=pb.Image(encoding=pb.ENCODING_JPEG, data=data))
+
+
+def recognize_call(channel):
+    return channel.unary_unary(RECOGNIZE, request_serializer=pb.RecognizeRequest.SerializeToString,
+                               response_deserializer=pb.FrameResult.FromString)
+
+
+def read_all(answers):
+    """The messages of a stream call until it ends, whatever its status (grpcio raises the
+    status after the last message when it is not OK)."""
+    messages = []
+    try:
+        for message in answers:
+            messages.append(message)
+    except grpc.RpcError:
+        pass
+    return messages
+
+
+def stream_call(channel):
+    return channel.stream_stream(STREAM, request_serializer=pb.ClientMessage.SerializeToString,
+                                 response_deserializer=pb.ServerMessage.FromString)
+
+
+class Requests:
+    """A request stream the test feeds as it reads answers (grpcio pulls from the iterator)."""
+
+    def __init__(self):
+        self.queue = queue.Queue()
+
+    def send(self, message):
+        self.queue.put(message)
+
+    def close(self):
+        self.queue.put(None)
+
+    def __iter__(self):
+        while (message := self.queue.get()) is not None:
+            yield message
+
+
+@pytest.fixture(scope="module")
+def served():
+    port = free_port()
+    s = Server("--listen", f"tcp:127.0.0.1:{port}")
+    s.tcp = f"127.0.0.1:{port}"
+    yield s
+    s.stop()
+
+
+@pytest.mark.parametrize("target", ["unix", "tcp"])
+def test_recognize_reads_a_photo_in_one_call_on_both_listeners(served, target):
+    address = "unix:" + served.path if target == "unix" else served.tcp
+    with grpc.insecure_channel(address) as channel:
+        result = recognize_call(channel)(pb.RecognizeRequest(frame=jpeg_frame(9, fixture("label-640x480.jpg"))),
+                                         timeout=60 * SLOWDOWN)
+    assert result.frame_id == 9 and result.status == pb.FRAME_STATUS_RECOGNIZED, result
+    # The same bound as the framed protocol's end-to-end test of this clean label.
+    assert cer(result.text.text, label_text()) < 0.05, result.text.text
+    words = [w for b in result.text.blocks for l in b.lines for w in l.elements]
+    for line in label_truth()["lines"]:
+        for word in line["words"]:
+            match = [w for w in words if w.text == word["text"]]
+            assert match and max(overlap(word["box"], w.frame) for w in match) > 0.3, word
+
+
+def test_recognize_takes_options_and_a_raw_frame_larger_than_http2s_default_window(served):
+    """A 1280x720 GRAY8 frame is 0.9 MB, 14 times HTTP/2's default 64 KiB window: it must
+    arrive without stalling, and the options (here the document mode) apply."""
+    gray = Image.open(io.BytesIO(fixture("label-640x480.jpg"))).convert("L").resize((1280, 960))
+    request = pb.RecognizeRequest(
+        options=pb.RecognitionOptions(mode=pb.MODE_DOCUMENT),
+        frame=pb.Frame(frame_id=3, image=pb.Image(encoding=pb.ENCODING_GRAY8, data=gray.tobytes(),
+                                                  width=1280, height=960)))
+    with grpc.insecure_channel("unix:" + served.path) as channel:
+        started = time.monotonic()
+        result = recognize_call(channel)(request, timeout=60 * SLOWDOWN)
+        elapsed = time.monotonic() - started
+    assert result.status == pb.FRAME_STATUS_RECOGNIZED and cer(result.text.text, label_text()) < 0.05, result.text.text
+    assert any(b.paragraphs for b in result.text.blocks), "document mode answers paragraphs"
+    assert elapsed < 10 * SLOWDOWN, elapsed
+
+
+def test_stream_is_the_session_protocol_and_every_frame_is_answered_once(served):
+    requests = Requests()
+    with grpc.insecure_channel("unix:" + served.path) as channel:
+        answers = stream_call(channel)(iter(requests), timeout=60 * SLOWDOWN)
+        requests.send(pb.ClientMessage(start=pb.StartSession(client_name="grpcio", options=pb.RecognitionOptions(
+            recognize_unchanged=True))))
+        first = next(answers)
+        assert first.WhichOneof("message") == "started" and first.started.session_id, first
+        for frame_id in (1, 2, 3):
+            requests.send(pb.ClientMessage(frame=jpeg_frame(frame_id, fixture("label-640x480.jpg"))))
+            result = next(answers).result
+            assert result.frame_id == frame_id and result.status == pb.FRAME_STATUS_RECOGNIZED, result
+            assert cer(result.text.text, label_text()) < 0.05, result.text.text
+        requests.send(pb.ClientMessage(ping=pb.Ping(nonce=41)))
+        assert next(answers).pong.nonce == 41
+        requests.send(pb.ClientMessage(end=pb.EndSession()))
+        rest = list(answers)
+        assert [m.WhichOneof("message") for m in rest] == ["summary"], rest
+        assert (rest[0].summary.frames_received, rest[0].summary.frames_recognized) == (3, 3)
+        assert answers.code() == grpc.StatusCode.OK
+
+
+def test_half_closing_a_stream_ends_its_session_as_end_session_does(served):
+    messages = [pb.ClientMessage(start=pb.StartSession()),
+                pb.ClientMessage(frame=jpeg_frame(1, fixture("label-640x480.jpg")))]
+    with grpc.insecure_channel("unix:" + served.path) as channel:
+        answers = stream_call(channel)(iter(messages), timeout=60 * SLOWDOWN)
+        kinds = [m.WhichOneof("message") for m in answers]
+        assert answers.code() == grpc.StatusCode.OK
+    # The frame sent before the half-close is answered before the summary.
+    assert kinds == ["started", "result", "summary"], kinds
+
+
+def test_streams_share_a_connection_with_each_other_and_a_listener_with_framed_clients(served):
+    framed = Stream(served.address)
+    framed.send(pb.ClientMessage(start=pb.StartSession(client_name="framed")))
+    assert framed.receive().WhichOneof("message") == "started"
+    with grpc.insecure_channel("unix:" + served.path) as channel:
+        calls = []
+        for index in range(4):
+            requests = Requests()
+            calls.append((requests, stream_call(channel)(iter(requests), timeout=60 * SLOWDOWN)))
+            requests.send(pb.ClientMessage(start=pb.StartSession(client_name=f"grpc-{index}")))
+        ids = {next(answers).started.session_id for _, answers in calls}
+        assert len(ids) == 4, ids
+        for index, (requests, _) in enumerate(calls):
+            requests.send(pb.ClientMessage(frame=jpeg_frame(100 + index, fixture("label-640x480.jpg"))))
+        framed.send(pb.ClientMessage(frame=jpeg_frame(7, fixture("label-640x480.jpg"))))
+        for index, (requests, answers) in enumerate(calls):
+            result = next(answers).result
+            assert result.frame_id == 100 + index and result.status == pb.FRAME_STATUS_RECOGNIZED, result
+            requests.close()
+            assert [m.WhichOneof("message") for m in answers] == ["summary"]
+    result = framed.receive().result
+    assert result.frame_id == 7 and cer(result.text.text, label_text()) < 0.05
+
+
+def test_unknown_methods_bad_requests_and_bad_frames_get_their_grpc_status(served):
+    with grpc.insecure_channel("unix:" + served.path) as channel:
+        with pytest.raises(grpc.RpcError) as error:
+            channel.unary_unary("/legible.v1.Recognizer/Translate")(b"", timeout=10)
+        assert error.value.code() == grpc.StatusCode.UNIMPLEMENTED
+        assert "/legible.v1.Recognizer/Translate" in error.value.details()
+        with pytest.raises(grpc.RpcError) as error:
+            recognize_call(channel)(pb.RecognizeRequest(), timeout=10)
+        assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "no frame" in error.value.details()
+        with pytest.raises(grpc.RpcError) as error:
+            recognize_call(channel)(pb.RecognizeRequest(frame=jpeg_frame(1, fixture("not-a-jpeg.jpg"))), timeout=10)
+        assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT, error.value
+        # A stream's fatal error is its call's status too (here: a frame before StartSession).
+        answers = stream_call(channel)(iter([pb.ClientMessage(frame=jpeg_frame(1, b"x"))]), timeout=10)
+        messages = read_all(answers)
+        assert [m.WhichOneof("message") for m in messages] == ["error"] and messages[0].error.fatal
+        assert answers.code() == grpc.StatusCode.FAILED_PRECONDITION, answers.details()
+        # The connection is still good.
+        result = recognize_call(channel)(pb.RecognizeRequest(frame=jpeg_frame(2, fixture("label-640x480.jpg"))),
+                                         timeout=60 * SLOWDOWN)
+        assert result.status == pb.FRAME_STATUS_RECOGNIZED
+
+
+def test_a_message_over_max_message_bytes_is_resource_exhausted():
+    s = Server("--max-message-bytes", "200000")
+    try:
+        big = pb.RecognizeRequest(frame=pb.Frame(frame_id=1, image=pb.Image(
+            encoding=pb.ENCODING_GRAY8, data=bytes(640 * 480), width=640, height=480)))
+        with grpc.insecure_channel("unix:" + s.path) as channel:
+            with pytest.raises(grpc.RpcError) as error:
+                recognize_call(channel)(big, timeout=30)
+            assert error.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, error.value
+            # Before StartSession a stream takes only what a StartSession can need.
+            answers = stream_call(channel)(iter([pb.ClientMessage(frame=big.frame)]), timeout=30)
+            assert [m.WhichOneof("message") for m in read_all(answers)] == ["error"]
+            assert answers.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    finally:
+        s.stop()
+
+
+def test_the_bearer_token_authenticates_and_a_missing_or_wrong_one_is_unauthenticated(tmp_path):
+    tokens = tmp_path / "tokens"
+    tokens.write_text("grpc-secret\n")
+    s = Server("--auth-token-file", str(tokens))
+    try:
+        request = pb.RecognizeRequest(frame=jpeg_frame(1, fixture("label-640x480.jpg")))
+        with grpc.insecure_channel("unix:" + s.path) as channel:
+            for metadata in [None, [("authorization", "Bearer wrong")], [("authorization", "grpc-secret")]]:
+                with pytest.raises(grpc.RpcError) as error:
+                    recognize_call(channel)(request, timeout=30, metadata=metadata)
+                assert error.value.code() == grpc.StatusCode.UNAUTHENTICATED, (metadata, error.value)
+            result = recognize_call(channel)(request, timeout=60 * SLOWDOWN,
+                                             metadata=[("authorization", "Bearer grpc-secret")])
+            assert result.status == pb.FRAME_STATUS_RECOGNIZED
+            answers = stream_call(channel)(iter([pb.ClientMessage(start=pb.StartSession())]), timeout=30,
+                                           metadata=[("authorization", "Bearer grpc-secret")])
+            assert [m.WhichOneof("message") for m in answers] == ["started", "summary"]
+        log = s.read_log()
+        assert "grpc-secret" not in log
+    finally:
+        s.stop()
+
+
+def test_sigterm_answers_what_was_received_then_refuses_new_calls():
+    s = Server()
+    try:
+        requests = Requests()
+        with grpc.insecure_channel("unix:" + s.path) as channel:
+            answers = stream_call(channel)(iter(requests), timeout=60 * SLOWDOWN)
+            requests.send(pb.ClientMessage(start=pb.StartSession()))
+            assert next(answers).WhichOneof("message") == "started"
+            requests.send(pb.ClientMessage(frame=jpeg_frame(5, fixture("camera-720p.jpg"))))
+            time.sleep(0.2)  # the frame is on its way to the engine
+            s.process.send_signal(signal.SIGTERM)
+            rest = [m.WhichOneof("message") for m in answers]
+            assert answers.code() == grpc.StatusCode.OK
+            assert rest == ["result", "summary"], rest
+        assert s.process.wait(timeout=30) == 0
+    finally:
+        s.stop()
+
+
+def test_a_silent_connection_still_gets_the_first_message_deadline():
+    """Telling the protocols apart waits for the first bytes; a client that sends none is
+    still closed at --first-message-seconds with the framed protocol's DEADLINE_EXCEEDED."""
+    s = Server("--first-message-seconds", "1")
+    try:
+        stream = Stream(s.address)
+        message = stream.receive()
+        assert message is not None and message.error.code == 4 and message.error.fatal, message
+        assert stream.receive() is None
+    finally:
+        s.stop()
