@@ -51,6 +51,11 @@ public final class HTTP2ServerConnection {
         public var connectionWindow: Int32 = 16 << 20
         /// The largest frame a peer may send.
         public var maxFrameSize: UInt32 = 1 << 20
+        /// RST_STREAMs a client may send at once, then per second, before the connection is
+        /// torn down with GOAWAY: opening calls and resetting them at once ("rapid reset",
+        /// CVE-2023-44487) costs the server a session each. A token bucket in nghttp2.
+        public var resetBurst: UInt64 = 200
+        public var resetsPerSecond: UInt64 = 33
 
         public init() {}
     }
@@ -92,6 +97,7 @@ public final class HTTP2ServerConnection {
         }
         defer { nghttp2_option_del(option) }
         nghttp2_option_set_no_http_messaging(option, 1)
+        nghttp2_option_set_stream_reset_rate_limit(option, settings.resetBurst, settings.resetsPerSecond)
 
         let status = nghttp2_session_server_new2(
             &session, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
@@ -199,6 +205,13 @@ public final class HTTP2ServerConnection {
             nghttp2_submit_goaway(
                 session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
                 NGHTTP2_NO_ERROR.rawValue, nil, 0))
+    }
+
+    /// nghttp2 wants neither to read nor to write: after a GOAWAY it sent (a protocol error, a
+    /// flood of resets) or both sides' GOAWAY with no stream left. Close the connection once
+    /// `outgoingBytes` is written.
+    public var isFinished: Bool {
+        nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
     }
 
     /// Everything queued to write, in order (the preface's SETTINGS, responses, pings'

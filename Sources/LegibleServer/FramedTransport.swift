@@ -11,7 +11,7 @@ internal import LegibleWireProtobuf
 /// sends but does not read), the transport stops reading until the queue drains below a
 /// quarter of that (its stream's watermarks); with one pending frame per session that bounds
 /// its memory.
-final class FramedTransport: EventHandler, SessionStream {
+final class FramedTransport: EventHandler, SessionStream, BudgetedReader {
     weak var handler: SessionHandler?
     private let stream: FramedStream
     private let loop: EventLoop
@@ -205,10 +205,16 @@ final class FramedTransport: EventHandler, SessionStream {
     }
 }
 
+/// A transport whose reading the server's `ReadBudget` may pause, and resume.
+protocol BudgetedReader: AnyObject {
+    /// The budget has room again: read on.
+    func resumeReading()
+}
+
 /// The server's `PartialMessagePool` and the transports it has paused; on the loop thread.
 final class ReadBudget {
     private var pool: PartialMessagePool<ObjectIdentifier>
-    private var paused: [ObjectIdentifier: FramedTransport] = [:]
+    private var paused: [ObjectIdentifier: any BudgetedReader] = [:]
     private let metrics: ServerMetrics
 
     /// Each connection holds up to this much of a message outside the pool.
@@ -219,23 +225,23 @@ final class ReadBudget {
         self.metrics = metrics
     }
 
-    /// `transport` holds `bytes` of a message not yet whole: whether it may read on.
-    func holds(_ bytes: Int, _ transport: FramedTransport) -> Bool {
-        let id = ObjectIdentifier(transport)
+    /// `reader` holds `bytes` of messages not yet whole: whether it may read on.
+    func holds(_ bytes: Int, _ reader: any BudgetedReader) -> Bool {
+        let id = ObjectIdentifier(reader)
         let before = pool.heldBytes
         let decision = pool.holds(bytes, id)
         if pool.heldBytes != before { metrics.partialMessageBytes(pool.heldBytes) }
         if !decision.mayRead {
-            paused[id] = transport
+            paused[id] = reader
             metrics.readPausedForMemory()
         }
         resume(decision.resume)
         return decision.mayRead
     }
 
-    /// `transport` closed.
-    func forget(_ transport: FramedTransport) {
-        let id = ObjectIdentifier(transport)
+    /// `reader` closed.
+    func forget(_ reader: any BudgetedReader) {
+        let id = ObjectIdentifier(reader)
         paused[id] = nil
         let before = pool.heldBytes
         let resumed = pool.forget(id)

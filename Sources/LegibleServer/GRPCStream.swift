@@ -191,6 +191,9 @@ final class GRPCStream: SessionStream {
 
     var queuedBytes: Int { transport.queuedBytes(on: self) }
 
+    /// Bytes of a request message not yet whole (what the client makes this call hold).
+    var partialBytes: Int { deframer.bufferedByteCount }
+
     /// The call's queue went over `watermarks.high` or back under `watermarks.low`: tells the
     /// session (which closes a client that does not read for --write-stall-seconds).
     func checkBackpressure(_ watermarks: WriteWatermarks) {

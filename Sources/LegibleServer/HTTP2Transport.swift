@@ -16,8 +16,9 @@ internal import LegibleWire
 /// is shut; past `--max-write-queue-bytes` the call's session hears it is backed up (and
 /// closes a client that does not read). Bytes nghttp2 produced and the socket did not take
 /// are held here; while more than `--max-write-queue-bytes` of them wait, the connection is
-/// not read.
-final class HTTP2Transport: EventHandler {
+/// not read. Request messages not yet whole, summed over the calls, count against the
+/// server's `--max-buffered-bytes` (`ReadBudget`) as a framed connection's do.
+final class HTTP2Transport: EventHandler, BudgetedReader {
     /// The server's name for this connection (its admission entry).
     let id: UInt64
     let socket: Socket
@@ -29,6 +30,8 @@ final class HTTP2Transport: EventHandler {
     private var pendingOffset = 0
     private let watermarks: WriteWatermarks
     private var isClosed = false
+    /// Not read because the server's pool for partial messages is spent (`ReadBudget`).
+    private var budgetPaused = false
     private var goingAway = false
     /// When the connection last had no call open (for the idle deadline), nil while one is.
     private var idleSince: Duration?
@@ -55,7 +58,14 @@ final class HTTP2Transport: EventHandler {
         if hangup && !isClosed { close(reason: "hang-up") }
     }
 
-    private var readingPaused: Bool { pending.count - pendingOffset > watermarks.high }
+    private var readingPaused: Bool { budgetPaused || pending.count - pendingOffset > watermarks.high }
+
+    /// The budget has room again: read on.
+    func resumeReading() {
+        guard budgetPaused, !isClosed else { return }
+        budgetPaused = false
+        flush()
+    }
 
     /// Feeds bytes already read (the sniffed preface), then whatever else has arrived.
     func start(with firstBytes: [UInt8]) {
@@ -94,6 +104,9 @@ final class HTTP2Transport: EventHandler {
             return close(reason: "HTTP/2 protocol error")
         }
         for event in events { handle(event) }
+        if !isClosed && !server.readBudget.holds(streams.values.reduce(0) { $0 + $1.partialBytes }, self) {
+            budgetPaused = true
+        }
         flush()
     }
 
@@ -197,8 +210,9 @@ final class HTTP2Transport: EventHandler {
             return close(reason: "write error")
         }
         for stream in streams.values { stream.checkBackpressure(watermarks) }
-        if goingAway && streams.isEmpty && pendingOffset == pending.count {
-            return close(reason: "drained")
+        if pendingOffset == pending.count {
+            if goingAway && streams.isEmpty { return close(reason: "drained") }
+            if connection.isFinished { return close(reason: "HTTP/2 session ended") }
         }
         server.loop.modify(
             socket.descriptor, readable: !readingPaused, writable: pendingOffset < pending.count)
@@ -238,6 +252,7 @@ final class HTTP2Transport: EventHandler {
         guard !isClosed else { return }
         isClosed = true
         server.loop.unregister(socket.descriptor)
+        server.readBudget.forget(self)
         let open = streams.values
         streams.removeAll()
         for stream in open { stream.lost(reason: reason) }

@@ -12,6 +12,8 @@ public final class HTTP2TestClient {
     public private(set) var bodies: [Int32: [UInt8]] = [:]
     public private(set) var closed: [Int32: UInt32] = [:]
     public private(set) var goAwayLastStream: Int32?
+    /// PING frames the server acknowledged.
+    public private(set) var pingAcknowledgements = 0
     private var requestBodies: [Int32: [UInt8]] = [:]
     private var requestOffsets: [Int32: Int] = [:]
     private var endedRequests: Set<Int32> = []
@@ -44,9 +46,14 @@ public final class HTTP2TestClient {
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
-            if frame!.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) {
-                Unmanaged<HTTP2TestClient>.fromOpaque(user!).takeUnretainedValue().goAwayLastStream =
-                    frame!.pointee.goaway.last_stream_id
+            let client = Unmanaged<HTTP2TestClient>.fromOpaque(user!).takeUnretainedValue()
+            let header = frame!.pointee.hd
+            if header.type == UInt8(NGHTTP2_GOAWAY.rawValue) {
+                client.goAwayLastStream = frame!.pointee.goaway.last_stream_id
+            } else if header.type == UInt8(NGHTTP2_PING.rawValue)
+                && header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0
+            {
+                client.pingAcknowledgements += 1
             }
             return 0
         }
@@ -103,6 +110,11 @@ public final class HTTP2TestClient {
         requestBodies[stream, default: []].append(contentsOf: bytes)
         if end { endedRequests.insert(stream) }
         _ = nghttp2_session_resume_data(session, stream)
+    }
+
+    /// Sends a PING (a keepalive, as gRPC clients send them).
+    public func ping() {
+        _ = nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
     }
 
     public func reset(_ stream: Int32) {

@@ -29,8 +29,7 @@ struct GRPCTransportTests {
             let deadline = ContinuousClock.now + .seconds(30)
             var buffer = [UInt8](repeating: 0, count: 65536)
             while ContinuousClock.now < deadline {
-                let out = client.outgoing()
-                if !out.isEmpty { try? socket.sendAll(out) }
+                send()
                 if done() || endOfStream { return }
                 var poller = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
                 guard poll(&poller, 1, 100) > 0 else { continue }
@@ -41,6 +40,12 @@ struct GRPCTransportTests {
                     client.receive(Array(buffer[0..<count]))
                 }
             }
+        }
+
+        /// Writes what the client has to send, without reading.
+        func send() {
+            let out = client.outgoing()
+            if !out.isEmpty { try? socket.sendAll(out) }
         }
 
         /// The server messages of `stream`'s response body so far.
@@ -166,6 +171,40 @@ struct GRPCTransportTests {
         connection.pump { false }
         #expect(connection.endOfStream)
         #expect(connection.client.goAwayLastStream == 0)
+    }
+
+    @Test func keepalivePingsAreAnsweredAndARapidResetFloodEndsTheConnection() throws {
+        let running = try RunningServer(delay: .milliseconds(1))
+        defer { running.stop() }
+        let connection = try Connection(running)
+        connection.client.ping()
+        connection.pump { connection.client.pingAcknowledgements == 1 }
+        #expect(connection.client.pingAcknowledgements == 1)
+        // Open a call and reset it at once: 150 times is within the burst of 200 (the
+        // connection serves on); 150 more, and the server says GOAWAY and closes (each call
+        // would cost it a session).
+        func openAndReset(_ count: Int) {
+            for _ in 0..<count {
+                let stream = connection.client.request(Self.headers(Self.streamPath), body: nil)
+                connection.send()  // the HEADERS leave before the reset (else nghttp2 sends neither)
+                connection.client.reset(stream)
+                connection.send()
+            }
+        }
+        openAndReset(150)
+        connection.client.ping()
+        connection.pump { connection.client.pingAcknowledgements == 2 }
+        #expect(connection.client.pingAcknowledgements == 2 && !connection.endOfStream)
+        #expect(connection.client.goAwayLastStream == nil)
+        openAndReset(150)
+        connection.pump { connection.endOfStream }
+        #expect(connection.client.goAwayLastStream != nil)
+        #expect(connection.endOfStream)
+        // The server serves the next connection.
+        let next = try Connection(running)
+        next.client.ping()
+        next.pump { next.client.pingAcknowledgements == 1 }
+        #expect(next.client.pingAcknowledgements == 1)
     }
 
     @Test func aConnectionSpeakingNeitherProtocolIsClosed() throws {
