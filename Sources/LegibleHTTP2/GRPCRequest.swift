@@ -10,6 +10,17 @@ public struct GRPCRequest: Sendable, Hashable {
         case stream = "/legible.v1.Recognizer/Stream"
         /// `rpc Recognize(RecognizeRequest) returns (FrameResult)`: one frame, one answer.
         case recognize = "/legible.v1.Recognizer/Recognize"
+        /// gRPC's health service: the serving status now (`grpc.health.v1.Health`).
+        case healthCheck = "/grpc.health.v1.Health/Check"
+        /// The serving status now and at every change, until the call ends.
+        case healthWatch = "/grpc.health.v1.Health/Watch"
+        /// Server reflection: what lets grpcurl list and describe the services.
+        case reflection = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
+        /// The same under its older name, which most tools still ask first.
+        case reflectionV1Alpha = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
+
+        /// Legible's own methods run as sessions; the others are answered by the transport.
+        public var isSession: Bool { self == .stream || self == .recognize }
     }
 
     public var method: Method

@@ -22,7 +22,9 @@ internal import LegibleWireProtobuf
 final class GRPCStream: SessionStream {
     weak var handler: SessionHandler?
     let id: Int32
-    let method: GRPCRequest.Method
+    /// Legible's two methods: a session of many frames, or of one.
+    enum Method { case stream, recognize }
+    let method: Method
     private unowned let transport: HTTP2Transport
     private var deframer: MessageDeframer
     private let maxMessageBytes: Int
@@ -41,7 +43,7 @@ final class GRPCStream: SessionStream {
     private(set) var backedUp = false
 
     init(
-        id: Int32, method: GRPCRequest.Method, bearerToken: String?, deadline: Duration?, maxMessageBytes: Int,
+        id: Int32, method: Method, bearerToken: String?, deadline: Duration?, maxMessageBytes: Int,
         transport: HTTP2Transport
     ) {
         self.id = id
@@ -145,15 +147,15 @@ final class GRPCStream: SessionStream {
         switch (method, message) {
         case (.stream, .error(let error)):
             if error.fatal && status == nil { status = (LegibleError.Code(rawValue: error.code), error.message) }
-            transport.send(ProtobufCodec.encode(message), on: self)
+            transport.send(ProtobufCodec.encode(message), on: id)
         case (.stream, _):
-            transport.send(ProtobufCodec.encode(message), on: self)
+            transport.send(ProtobufCodec.encode(message), on: id)
         case (.recognize, .result(let result)):
             if let error = result.error, result.status == .failed {
                 status = status ?? (LegibleError.Code(rawValue: error.code), error.message)
             } else if !sentResult && status == nil {
                 sentResult = true
-                transport.send(ProtobufCodec.encode(result), on: self)
+                transport.send(ProtobufCodec.encode(result), on: id)
             }
         case (.recognize, .error(let error)):
             status = status ?? (LegibleError.Code(rawValue: error.code), error.message)
@@ -171,16 +173,16 @@ final class GRPCStream: SessionStream {
         } else if method == .recognize && !sentResult {
             trailers = GRPCStatus.trailers(.internal, message: "the frame was not answered")
         }
-        transport.finish(self, trailers: trailers)
+        transport.finish(id, trailers: trailers)
         handler?.closed(reason: "finished")
     }
 
-    func discardQueuedWrites() { transport.discardQueued(on: self) }
+    func discardQueuedWrites() { transport.discardQueued(on: id) }
 
     func abort(reason: String) {
         guard !ended else { return }
         ended = true
-        transport.reset(self)
+        transport.reset(id)
         handler?.closed(reason: reason)
     }
 
@@ -189,7 +191,7 @@ final class GRPCStream: SessionStream {
 
     func sessionStarted() { deframer.maxMessageBytes = maxMessageBytes }
 
-    var queuedBytes: Int { transport.queuedBytes(on: self) }
+    var queuedBytes: Int { transport.queuedBytes(on: id) }
 
     /// Bytes of a request message not yet whole (what the client makes this call hold).
     var partialBytes: Int { deframer.bufferedByteCount }

@@ -4,8 +4,9 @@ internal import LegibleSockets
 internal import LegibleWire
 
 /// One HTTP/2 connection (gRPC with prior knowledge) on the event loop: owns the socket and
-/// the `HTTP2ServerConnection`, opens a `GRPCStream` per call and hands it to the server
-/// core as a session (`Server.adopt`). On the event loop's thread only.
+/// the `HTTP2ServerConnection`, opens a `GRPCStream` per call of Legible's service and hands
+/// it to the server core as a session (`Server.adopt`); calls of gRPC's health service and
+/// server reflection are answered here (`GRPCServiceCall`). On the event loop's thread only.
 ///
 /// ```
 ///  socket ─▶ HTTP2ServerConnection ─▶ events ─▶ GRPCStream (per call) ─▶ SessionHandler
@@ -24,7 +25,10 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
     let socket: Socket
     private let connection: HTTP2ServerConnection
     private unowned let server: Server
+    /// Calls of Legible's service (sessions), by stream id.
     private var streams: [Int32: GRPCStream] = [:]
+    /// Calls of the health and reflection services, by stream id.
+    private var serviceCalls: [Int32: GRPCServiceCall] = [:]
     /// Bytes nghttp2 produced that the socket has not taken yet, from `pendingOffset` on.
     private var pending: [UInt8] = []
     private var pendingOffset = 0
@@ -48,7 +52,10 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
         idleSince = server.now
     }
 
-    var openCalls: Int { streams.count }
+    var openCalls: Int { streams.count + serviceCalls.count }
+
+    /// What the health service answers: the server is ready, and this connection not closing.
+    var isServing: Bool { server.isReady && !goingAway }
 
     // MARK: Reading
 
@@ -113,9 +120,15 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
     private func handle(_ event: HTTP2Event) {
         switch event {
         case .request(let id, let headers): open(id, headers: headers)
-        case .data(let id, let bytes): streams[id]?.received(bytes)
-        case .endStream(let id): streams[id]?.inputEnded()
-        case .reset(let id, _): streams.removeValue(forKey: id)?.lost(reason: "client reset the call")
+        case .data(let id, let bytes):
+            streams[id]?.received(bytes)
+            serviceCalls[id]?.received(bytes)
+        case .endStream(let id):
+            streams[id]?.inputEnded()
+            serviceCalls[id]?.inputEnded()
+        case .reset(let id, _):
+            streams.removeValue(forKey: id)?.lost(reason: "client reset the call")
+            serviceCalls.removeValue(forKey: id)?.lost()
         case .trailers, .goAway: break
         }
         noteIdle()
@@ -142,12 +155,16 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
             server.log(.warning, "cannot answer an HTTP/2 call", ["reason": error.message])
             return
         }
+        everHadCall = true
+        guard request.method.isSession else {
+            serviceCalls[id] = GRPCServiceCall(id: id, method: request.method, transport: self)
+            return
+        }
         let stream = GRPCStream(
-            id: id, method: request.method, bearerToken: request.bearerToken,
+            id: id, method: request.method == .recognize ? .recognize : .stream, bearerToken: request.bearerToken,
             deadline: request.timeout.map { server.now + $0 }, maxMessageBytes: server.configuration.maxMessageBytes,
             transport: self)
         streams[id] = stream
-        everHadCall = true
         server.adopt(stream, connection: self.id)
     }
 
@@ -157,32 +174,39 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
 
     // MARK: What the calls send
 
-    func send(_ payload: [UInt8], on stream: GRPCStream) {
+    func send(_ payload: [UInt8], on id: Int32) {
         guard !isClosed else { return }
-        try? connection.send(stream: stream.id, bytes: MessageFraming.frame(payload))
+        try? connection.send(stream: id, bytes: MessageFraming.frame(payload))
         flush()
     }
 
-    func finish(_ stream: GRPCStream, trailers: [HTTP2Header]) {
-        streams[stream.id] = nil
+    /// Ends call `id` with `trailers` after what it sent.
+    func finish(_ id: Int32, trailers: [HTTP2Header]) {
+        streams[id] = nil
+        serviceCalls[id] = nil
         guard !isClosed else { return }
-        try? connection.finish(stream: stream.id, trailers: trailers)
+        try? connection.finish(stream: id, trailers: trailers)
         noteIdle()
         flush()
     }
 
-    func reset(_ stream: GRPCStream) {
-        streams[stream.id] = nil
+    func reset(_ id: Int32) {
+        streams[id] = nil
         guard !isClosed else { return }
         // CANCEL: the server gave up on the call (a client that does not read, one gone).
-        try? connection.reset(stream: stream.id, errorCode: 8)
+        try? connection.reset(stream: id, errorCode: 8)
         noteIdle()
         flush()
     }
 
-    func discardQueued(on stream: GRPCStream) { connection.discardQueued(stream: stream.id) }
+    func discardQueued(on id: Int32) { connection.discardQueued(stream: id) }
 
-    func queuedBytes(on stream: GRPCStream) -> Int { connection.queuedBytes(stream: stream.id) }
+    func queuedBytes(on id: Int32) -> Int { connection.queuedBytes(stream: id) }
+
+    /// The server became ready, or began to drain: Watch calls send the new status.
+    func healthChanged() {
+        for call in Array(serviceCalls.values) { call.healthChanged() }
+    }
 
     // MARK: Writing
 
@@ -211,7 +235,7 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
         }
         for stream in streams.values { stream.checkBackpressure(watermarks) }
         if pendingOffset == pending.count {
-            if goingAway && streams.isEmpty { return close(reason: "drained") }
+            if goingAway && openCalls == 0 { return close(reason: "drained") }
             if connection.isFinished { return close(reason: "HTTP/2 session ended") }
         }
         server.loop.modify(
@@ -219,7 +243,7 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
     }
 
     private func noteIdle() {
-        if streams.isEmpty {
+        if openCalls == 0 {
             if idleSince == nil { idleSince = server.now }
         } else {
             idleSince = nil
@@ -240,11 +264,17 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
         if now - idleSince >= limit { drain() }
     }
 
-    /// Says GOAWAY (no new calls) and closes once the open calls have finished.
+    /// Says GOAWAY (no new calls) and closes once the open calls have finished: sessions end
+    /// as the server's drain ends them; health watches hear NOT_SERVING and end, as do
+    /// reflection calls.
     func drain() {
         guard !goingAway, !isClosed else { return }
         goingAway = true
         try? connection.goAway()
+        for call in Array(serviceCalls.values) {
+            call.healthChanged()
+            call.end(GRPCStatus.ok)
+        }
         flush()
     }
 
@@ -256,6 +286,8 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
         let open = streams.values
         streams.removeAll()
         for stream in open { stream.lost(reason: reason) }
+        for call in serviceCalls.values { call.lost() }
+        serviceCalls.removeAll()
         server.http2Closed(self, reason: reason)
         socket.close()
     }

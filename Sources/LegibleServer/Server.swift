@@ -150,6 +150,15 @@ public final class Server {
         }
     }
 
+    /// The default script's engine has loaded and the server is not draining (/readyz, and
+    /// gRPC's health service).
+    var isReady: Bool { health.ready.load(ordering: .acquiring) }
+
+    /// Readiness changed: health watches on HTTP/2 connections hear it.
+    private func readinessChanged() {
+        for transport in Array(http2Connections.values) { transport.healthChanged() }
+    }
+
     /// Time since the server started: the clock of the scheduler and the sessions (the
     /// configuration's, when it gives one).
     var now: Duration { elapsed() }
@@ -457,6 +466,7 @@ public final class Server {
         guard !draining else { return }
         draining = true
         health.ready.store(false, ordering: .releasing)
+        readinessChanged()
         log(.info, "draining", ["reason": reason, "sessions": String(connections.count)])
         for listener in listeners {
             loop.unregister(listener.socket.descriptor)
@@ -509,7 +519,10 @@ extension Server {
             } else {
                 log(.info, "engine loaded", ["engine": id.description, "ms": String(milliseconds)])
             }
-            if id.key == configuration.defaultKey && !draining { health.ready.store(true, ordering: .releasing) }
+            if id.key == configuration.defaultKey && !draining {
+                health.ready.store(true, ordering: .releasing)
+                readinessChanged()
+            }
         case .failedToLoad(let id, let error):
             log(.error, "engine failed to load", ["engine": id.description, "reason": error.message])
         case .unloaded(let id): log(.info, "engine unloaded", ["engine": id.description])

@@ -154,7 +154,7 @@ public enum ProtobufCodec {
     // MARK: protobuf-c calls
 
     /// Packs a built message into exactly `get_packed_size` bytes.
-    private static func pack<T>(
+    static func pack<T>(
         _ message: UnsafeMutablePointer<T>, _ packedSize: (UnsafePointer<T>?) -> Int,
         _ pack: (UnsafePointer<T>?, UnsafeMutablePointer<UInt8>?) -> Int
     ) -> [UInt8] {
@@ -167,7 +167,7 @@ public enum ProtobufCodec {
     }
 
     /// Unpacks `bytes`, hands the message to `body`, and always frees the unpacked tree.
-    private static func unpacked<T, R>(
+    static func unpacked<T, R>(
         _ bytes: [UInt8],
         _ unpack: (UnsafeMutablePointer<ProtobufCAllocator>?, Int, UnsafePointer<UInt8>?) -> UnsafeMutablePointer<T>?,
         _ free: (UnsafeMutablePointer<T>?, UnsafeMutablePointer<ProtobufCAllocator>?) -> Void,

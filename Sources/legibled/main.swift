@@ -15,6 +15,11 @@ let command = Command(
         Listens for streams of camera frames and answers each frame with the text Tesseract reads \
         in it. Stops on SIGTERM or SIGINT after answering every frame received.
 
+        Every listener speaks two protocols, told apart by a connection's first bytes: Legible's \
+        framed protocol, and stock gRPC over cleartext HTTP/2 (service legible.v1.Recognizer, \
+        grpc.health.v1.Health and server reflection), for clients generated from \
+        Protos/legible/v1/legible.proto or tools such as grpcurl.
+
         Tesseract's OpenMP threads are limited to 1 per engine (OMP_THREAD_LIMIT=1) unless the \
         environment sets another value: one thread per engine is several times faster here.
 
@@ -35,7 +40,9 @@ let command = Command(
             default: "yours"),
         .value(
             "auth-token-file", valueName: "path",
-            help: "Sessions must send one of the tokens in this file (one per line) as StartSession.auth_token.",
+            help:
+                "Sessions must send one of the tokens in this file (one per line) as StartSession.auth_token "
+                + "(gRPC: authorization: Bearer TOKEN).",
             default: "none required"),
         .flag(
             "allow-unauthenticated-remote",

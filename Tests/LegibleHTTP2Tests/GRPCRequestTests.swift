@@ -20,7 +20,7 @@ struct GRPCRequestTests {
         }
     }
 
-    @Test func bothMethodsAreServed() throws {
+    @Test func everyMethodIsServed() throws {
         for method in GRPCRequest.Method.allCases {
             #expect(try GRPCRequest(headers: headers(path: method.rawValue)).method == method)
         }

@@ -20,6 +20,23 @@ struct ProtobufCodecTests {
         #expect(try ProtobufCodec.decodeServerMessage(bytes) == message)
     }
 
+    /// The gRPC method Recognize's request (options and one frame) and its answer (a bare
+    /// FrameResult) round-trip as the session's messages do.
+    @Test func aRecognizeRequestAndItsFrameResultRoundTrip() throws {
+        for case .frame(let frame) in Fixtures.clientMessages {
+            for case .start(let start) in Fixtures.clientMessages {
+                let bytes = ProtobufCodec.encodeRecognizeRequest(options: start.options, frame: frame)
+                let decoded = try ProtobufCodec.decodeRecognizeRequest(bytes)
+                #expect(decoded.options == start.options && decoded.frame == frame)
+            }
+        }
+        for case .result(let result) in Fixtures.serverMessages {
+            #expect(try ProtobufCodec.decodeFrameResult(ProtobufCodec.encode(result)) == result)
+        }
+        // A request without its frame is refused, not answered for an empty image.
+        #expect(throws: LegibleError.self) { try ProtobufCodec.decodeRecognizeRequest([]) }
+    }
+
     /// A token with a NUL inside decodes whole (protobuf-c's own string would stop at the NUL,
     /// and "TOKEN\0junk" would pass for "TOKEN").
     @Test func anAuthTokenKeepsTheBytesAfterANul() throws {

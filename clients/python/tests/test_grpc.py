@@ -271,3 +271,78 @@ def test_a_silent_connection_still_gets_the_first_message_deadline():
         assert stream.receive() is None
     finally:
         s.stop()
+
+
+def test_health_check_and_watch_tell_serving_until_the_server_drains():
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+    s = Server(wait_for_engine=False)
+    try:
+        with grpc.insecure_channel("unix:" + s.path) as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            watch = health.Watch(health_pb2.HealthCheckRequest(service=""), timeout=60 * SLOWDOWN)
+            # Connected while the default engine may still be loading: NOT_SERVING, then
+            # SERVING once it has loaded (as /readyz), never the other way round.
+            seen = [next(watch).status]
+            while seen[-1] != health_pb2.HealthCheckResponse.SERVING:
+                seen.append(next(watch).status)
+            assert seen in ([health_pb2.HealthCheckResponse.NOT_SERVING, health_pb2.HealthCheckResponse.SERVING],
+                            [health_pb2.HealthCheckResponse.SERVING]), seen
+            for service in ["", "legible.v1.Recognizer"]:
+                assert health.Check(health_pb2.HealthCheckRequest(service=service), timeout=10).status == \
+                    health_pb2.HealthCheckResponse.SERVING
+            with pytest.raises(grpc.RpcError) as error:
+                health.Check(health_pb2.HealthCheckRequest(service="legible.v1.Nothing"), timeout=10)
+            assert error.value.code() == grpc.StatusCode.NOT_FOUND
+            unknown = health.Watch(health_pb2.HealthCheckRequest(service="legible.v1.Nothing"), timeout=10)
+            assert next(unknown).status == health_pb2.HealthCheckResponse.SERVICE_UNKNOWN
+            unknown.cancel()
+            # Draining: the watch hears NOT_SERVING and its call ends cleanly.
+            s.process.send_signal(signal.SIGTERM)
+            assert [m.status for m in watch] == [health_pb2.HealthCheckResponse.NOT_SERVING]
+            assert watch.code() == grpc.StatusCode.OK
+        assert s.process.wait(timeout=30) == 0
+    finally:
+        s.stop()
+
+
+def test_reflection_lists_and_describes_the_services_so_a_client_needs_no_proto(served):
+    """What grpcurl does (list, describe, then call): here Google's own reflection client
+    builds the message classes from the server's descriptors and calls Recognize with them."""
+    from google.protobuf import descriptor_pool, message_factory
+    from grpc_reflection.v1alpha import reflection_pb2
+    from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+    with grpc.insecure_channel("unix:" + served.path) as channel:
+        database = ProtoReflectionDescriptorDatabase(channel)
+        assert set(database.get_services()) == {
+            "legible.v1.Recognizer", "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection",
+            "grpc.reflection.v1alpha.ServerReflection"}
+        pool = descriptor_pool.DescriptorPool(database)
+        service = pool.FindServiceByName("legible.v1.Recognizer")
+        assert {m.name: (m.input_type.full_name, m.output_type.full_name) for m in service.methods} == {
+            "Stream": ("legible.v1.ClientMessage", "legible.v1.ServerMessage"),
+            "Recognize": ("legible.v1.RecognizeRequest", "legible.v1.FrameResult")}
+        # The served descriptor is the contract's, field for field.
+        assert pool.FindMessageTypeByName("legible.v1.FrameResult").fields_by_name.keys() == \
+            pb.FrameResult.DESCRIPTOR.fields_by_name.keys()
+        request_class = message_factory.GetMessageClass(pool.FindMessageTypeByName("legible.v1.RecognizeRequest"))
+        result_class = message_factory.GetMessageClass(pool.FindMessageTypeByName("legible.v1.FrameResult"))
+        request = request_class()
+        request.frame.frame_id = 4
+        request.frame.image.encoding = pool.FindEnumTypeByName("legible.v1.Encoding").values_by_name[
+            "ENCODING_JPEG"].number
+        request.frame.image.data = fixture("label-640x480.jpg")
+        call = channel.unary_unary(RECOGNIZE, request_serializer=lambda m: m.SerializeToString(),
+                                   response_deserializer=result_class.FromString)
+        result = call(request, timeout=60 * SLOWDOWN)
+        assert result.frame_id == 4 and cer(result.text.text, label_text()) < 0.05
+        # v1 answers as v1alpha does (the same messages); an unknown symbol is NOT_FOUND in an
+        # error response, and the stream goes on.
+        v1 = channel.stream_stream("/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+                                   request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                                   response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)
+        answers = list(v1(iter([reflection_pb2.ServerReflectionRequest(file_containing_symbol="legible.v1.Nothing"),
+                                reflection_pb2.ServerReflectionRequest(file_by_filename="legible/v1/legible.proto")]),
+                          timeout=10))
+        assert answers[0].error_response.error_code == grpc.StatusCode.NOT_FOUND.value[0]
+        assert answers[0].original_request.file_containing_symbol == "legible.v1.Nothing"
+        assert len(answers[1].file_descriptor_response.file_descriptor_proto) == 1
