@@ -4,8 +4,9 @@ manifests and of deploy/legibled.service against legibled itself.
 
 - every file parses (PyYAML) and every document has apiVersion, kind and metadata.name;
 - the Service and the PodDisruptionBudget select the Deployment's pods; probes and the
-  Service's targetPort name ports the container has; the probes ask /readyz and /healthz on the
-  metrics port, which LEGIBLE_METRICS listens on;
+  Service's targetPort name ports the container has; readiness is a gRPC probe of the legible
+  port (the health service), liveness GETs /healthz on the metrics port, which LEGIBLE_METRICS
+  listens on;
 - `legibled --print-config` accepts each file's LEGIBLE_* variables and reports every one of them
   as coming from the environment (a misspelt name would be ignored silently otherwise).
 
@@ -93,10 +94,14 @@ def main():
         if any(labels.get(k) != v for k, v in pdb.items()):
             fail("the PodDisruptionBudget does not select the Deployment's pods")
 
-    for probe, path in (("readinessProbe", "/readyz"), ("livenessProbe", "/healthz")):
-        get = container[probe]["httpGet"]
-        if get["path"] != path or get["port"] != "metrics":
-            fail(f"{probe} should GET {path} on the metrics port")
+    # Readiness: gRPC's health service on the camera port (a probe's grpc.port is a number).
+    if container["readinessProbe"].get("grpc", {}).get("port") != ports["legible"]:
+        fail("readinessProbe should be a gRPC probe of the legible port")
+    # Liveness stays HTTP: the health service says NOT_SERVING while draining, and a failed
+    # liveness probe would kill the drain.
+    get = container["livenessProbe"]["httpGet"]
+    if get["path"] != "/healthz" or get["port"] != "metrics":
+        fail("livenessProbe should GET /healthz on the metrics port")
     if not env.get("LEGIBLE_METRICS", "").endswith(f":{ports['metrics']}"):
         fail("LEGIBLE_METRICS does not listen on the container's metrics port")
     if not env.get("LEGIBLE_LISTEN", "").endswith(f":{ports['legible']}"):

@@ -18,7 +18,9 @@ public final class HTTP2TestClient {
     private var requestOffsets: [Int32: Int] = [:]
     private var endedRequests: Set<Int32> = []
 
-    public init() {
+    /// `assumedPeerMaxStreams`: how many streams the client may open before the server's
+    /// SETTINGS arrive (nghttp2 assumes 100); more lets a test open more than the server allows.
+    public init(assumedPeerMaxStreams: UInt32? = nil) {
         var callbacks: OpaquePointer?
         precondition(nghttp2_session_callbacks_new(&callbacks) == 0)
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -57,7 +59,12 @@ public final class HTTP2TestClient {
             }
             return 0
         }
-        precondition(nghttp2_session_client_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0)
+        var option: OpaquePointer?
+        precondition(nghttp2_option_new(&option) == 0)
+        defer { nghttp2_option_del(option) }
+        if let assumedPeerMaxStreams { nghttp2_option_set_peer_max_concurrent_streams(option, assumedPeerMaxStreams) }
+        precondition(
+            nghttp2_session_client_new2(&session, callbacks, Unmanaged.passUnretained(self).toOpaque(), option) == 0)
         precondition(nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil, 0) == 0)
     }
 

