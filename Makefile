@@ -19,7 +19,7 @@ SWIFT_TOOLCHAIN_PACKAGES := binutils libc6-dev libgcc-12-dev libc6 libgcc-s1 lib
 # make test) fails when a header, pkg-config name, library, font or Python import of the build
 # and the tests comes from a package missing here (scripts/check-packages.py).
 APT_PACKAGES := $(SWIFT_TOOLCHAIN_PACKAGES) libmicrohttpd-dev libtesseract-dev libleptonica-dev libpng-dev libturbojpeg0-dev \
-	libprotobuf-c-dev libnghttp2-dev grpc-proto protobuf-c-compiler protobuf-compiler pkg-config libexif-dev $(MODEL_PACKAGES) \
+	libprotobuf-c-dev libnghttp2-dev libssl-dev openssl grpc-proto protobuf-c-compiler protobuf-compiler pkg-config libexif-dev $(MODEL_PACKAGES) \
 	fonts-dejavu-core fonts-noto-core fonts-noto-cjk haproxy python3 python3-pip
 # For make check-deploy: systemd-analyze, the seccomp bindings and PyYAML for the system python3.
 DEPLOY_CHECK_PACKAGES := systemd python3-seccomp python3-yaml

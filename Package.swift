@@ -34,6 +34,7 @@ let package = Package(
             name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
         .systemLibrary(
             name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // Leptonica's pixWriteMem interposed: Tesseract's in-memory word images as Leptonica's
         // spix, not PNG (no zlib per word); see Sources/CWordImages/word_images.c.
         .target(name: "CWordImages", linkerSettings: [.linkedLibrary("lept"), .linkedLibrary("dl")]),
@@ -101,11 +102,13 @@ let package = Package(
             dependencies: [
                 "LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSessions", "LegibleEngine",
                 "LegibleTesseract", "LegibleDetection", "LegibleReading", "LegibleSockets", "LegibleMetrics",
-                "LegibleHTTP2", "CMicroHTTPD", "CLinux",
+                "LegibleHTTP2", "LegibleTLS", "CMicroHTTPD", "CLinux",
             ],
             swiftSettings: strict),
         // HTTP/2 (libnghttp2) as bytes in, events out: the second transport's protocol layer.
         .target(name: "LegibleHTTP2", dependencies: ["LegibleCore", "CNGHTTP2"], swiftSettings: strict),
+        // TLS (OpenSSL) as a filter of the server's sockets: both protocols on TLS listeners.
+        .target(name: "LegibleTLS", dependencies: ["LegibleCore", "LegibleSockets", "COpenSSL"], swiftSettings: strict),
         .target(
             name: "LegibleClient",
             dependencies: ["LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSockets"],

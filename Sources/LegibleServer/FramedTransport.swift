@@ -97,6 +97,7 @@ final class FramedTransport: EventHandler, SessionStream, BudgetedReader {
                 if readingPaused || closeAfterFlush { return }
             }
         }
+        readAgainIfBuffered()
     }
 
     private func deliverMessages() {
@@ -188,9 +189,16 @@ final class FramedTransport: EventHandler, SessionStream, BudgetedReader {
 
     /// Tells the loop what to wake this transport for.
     private func watch() {
-        loop.modify(
-            socket.descriptor, readable: !readingPaused && !budgetPaused && !peerFinishedSending && !closeAfterFlush,
-            writable: stream.hasQueuedBytes)
+        let readable = !readingPaused && !budgetPaused && !peerFinishedSending && !closeAfterFlush
+        loop.modify(socket.descriptor, readable: readable, writable: stream.hasQueuedBytes)
+        if readable { readAgainIfBuffered() }
+    }
+
+    /// TLS may hold decrypted bytes the loop will not wake for: they are read on its next turn.
+    private func readAgainIfBuffered() {
+        guard socket.hasBufferedInput else { return }
+        let transport = LoopBound(self, loop: loop)
+        loop.execute { transport.value.readArrived() }
     }
 
     private func close(reason: String) {

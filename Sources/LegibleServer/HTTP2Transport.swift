@@ -71,8 +71,12 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
     func resumeReading() {
         guard budgetPaused, !isClosed else { return }
         budgetPaused = false
+        budgetPausedJustEnded = true
         flush()
     }
+
+    /// Reading resumed: what TLS holds must be read without waiting for the socket.
+    private var budgetPausedJustEnded = false
 
     /// Feeds bytes already read (the sniffed preface), then whatever else has arrived.
     func start(with firstBytes: [UInt8]) {
@@ -97,6 +101,14 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
             case .success: if isClosed || readingPaused { return }
             }
         }
+        readAgainIfBuffered()
+    }
+
+    /// TLS may hold decrypted bytes the loop will not wake for: they are read on its next turn.
+    private func readAgainIfBuffered() {
+        guard !isClosed, !readingPaused, socket.hasBufferedInput else { return }
+        let transport = LoopBound(self, loop: server.loop)
+        server.loop.execute { transport.value.handleEvents(readable: true, writable: false, hangup: false) }
     }
 
     private func receive(_ bytes: UnsafeRawBufferPointer) {
@@ -240,6 +252,10 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
         }
         server.loop.modify(
             socket.descriptor, readable: !readingPaused, writable: pendingOffset < pending.count)
+        if budgetPausedJustEnded {
+            budgetPausedJustEnded = false
+            readAgainIfBuffered()
+        }
     }
 
     private func noteIdle() {

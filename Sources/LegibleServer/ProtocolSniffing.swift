@@ -22,6 +22,15 @@ final class ProtocolSniffingHandler: EventHandler {
     }
 
     func handleEvents(readable: Bool, writable: Bool, hangup: Bool) {
+        // Under TLS the first read also runs the handshake; decrypted bytes may wait inside
+        // TLS where the loop does not see them: read on while they do.
+        repeat {
+            guard readOnce(hangup: hangup) else { return }
+        } while socket.hasBufferedInput
+    }
+
+    /// One read and what it tells; false once the connection is handed over or closed.
+    private func readOnce(hangup: Bool) -> Bool {
         let wanted = ProtocolSniffer.http2Preface.count - firstBytes.count
         let outcome = withUnsafeTemporaryAllocation(byteCount: wanted, alignment: 1) { buffer in
             Result { () throws(LegibleError) -> Int? in try socket.receive(into: buffer) }.map { count in
@@ -32,16 +41,23 @@ final class ProtocolSniffingHandler: EventHandler {
             }
         }
         switch outcome {
-        case .failure: return server.sniffed(self, as: nil, reason: "read error")
-        case .success(nil): return
-        case .success(0): return server.sniffed(self, as: nil, reason: "closed before speaking")
+        case .failure(let error):
+            server.sniffed(self, as: nil, reason: "read error: \(error.message)")
+            return false
+        case .success(nil): return hangup ? handOver(nil, "hang-up") : true
+        case .success(0): return handOver(nil, "closed before speaking")
         case .success: break
         }
         switch ProtocolSniffer.verdict(firstBytes) {
-        case .framed: server.sniffed(self, as: .framed, reason: "")
-        case .http2: server.sniffed(self, as: .http2, reason: "")
-        case .unknown: server.sniffed(self, as: nil, reason: "neither HTTP/2 nor the framed protocol")
-        case .undecided: if hangup { server.sniffed(self, as: nil, reason: "hang-up") }
+        case .framed: return handOver(.framed, "")
+        case .http2: return handOver(.http2, "")
+        case .unknown: return handOver(nil, "neither HTTP/2 nor the framed protocol")
+        case .undecided: return hangup ? handOver(nil, "hang-up") : true
         }
+    }
+
+    private func handOver(_ spoken: Server.WireProtocol?, _ reason: String) -> Bool {
+        server.sniffed(self, as: spoken, reason: reason)
+        return false
     }
 }

@@ -6,6 +6,7 @@ internal import LegibleEngine
 internal import LegibleHTTP2
 internal import LegibleSessions
 internal import LegibleSockets
+internal import LegibleTLS
 internal import LegibleWire
 internal import LegibleWireProtobuf
 
@@ -29,6 +30,9 @@ public final class Server {
     private let health: HealthState
     private var metricsEndpoint: MetricsEndpoint?
     private var listeners: [(address: ServerAddress, socket: Socket, handler: ListenerHandler)] = []
+    /// The TLS of the TCP listeners (`--tls-cert`): replaced on `reloadCertificates`, kept by the
+    /// connections made with it.
+    private var tlsContext: TLSContext?
     /// Every open session stream, by serial.
     private var connections: [UInt64: SessionHandler] = [:]
     /// Connections accepted whose protocol is not known yet, by id.
@@ -120,6 +124,7 @@ public final class Server {
         engineAnswers = EngineAnswers()
         engineAnswers.server = self
         engines.delegate = engineAnswers
+        if let files = configuration.tls { tlsContext = try Self.tlsContext(files) }
         try bindListeners()
     }
 
@@ -134,6 +139,7 @@ public final class Server {
         for address in configuration.listen {
             switch ExposurePolicy.listener(
                 address, tokensRequired: configuration.accessTokens.isRequired,
+                mutualTLS: configuration.tls?.clientCA != nil,
                 allowUnauthenticatedRemote: configuration.allowUnauthenticatedRemote)
             {
             case .allow: break
@@ -146,7 +152,10 @@ public final class Server {
             }
             var shown = address
             if case .tcp(let host, 0) = address, let port = socket.boundPort() { shown = .tcp(host: host, port: port) }
-            listeners.append((shown, socket, ListenerHandler(socket: socket)))
+            // TLS on TCP listeners; a Unix socket's peers are local users, checked by file mode.
+            var tls = false
+            if case .tcp = address { tls = tlsContext != nil }
+            listeners.append((shown, socket, ListenerHandler(socket: socket, tls: tls)))
         }
     }
 
@@ -178,7 +187,7 @@ public final class Server {
         for listener in listeners {
             listener.handler.server = self
             try loop.register(listener.socket.descriptor, handler: listener.handler)
-            log(.info, "listening on \(listener.address)")
+            log(.info, "listening on \(listener.address)" + (listener.handler.tls ? " (TLS)" : ""))
         }
         timer = try RepeatingTimer(loop: loop, interval: .seconds(1)) { [unowned self] in self.tick() }
         if let address = configuration.metricsAddress {
@@ -197,7 +206,24 @@ public final class Server {
 
     // MARK: Connections
 
-    func accept(from listener: Socket) {
+    /// Reads the certificate and key (and client CA): a context for new TLS connections.
+    private static func tlsContext(_ files: TLSFiles) throws(LegibleError) -> TLSContext {
+        try TLSContext(certificateChain: files.certificateChain, privateKey: files.privateKey, clientCA: files.clientCA)
+    }
+
+    /// Reads the TLS files again (SIGHUP): new connections use them, open ones keep theirs. A
+    /// file that does not load is logged and the certificates in use stay.
+    func reloadCertificates() {
+        guard let files = configuration.tls else { return }
+        do throws(LegibleError) {
+            tlsContext = try Self.tlsContext(files)
+            log(.info, "TLS certificates reloaded", ["cert": files.certificateChain])
+        } catch {
+            log(.error, "TLS certificates not reloaded; the previous ones stay", ["reason": error.message])
+        }
+    }
+
+    func accept(from listener: Socket, tls: Bool) {
         while !draining {
             let socket: Socket
             do throws(LegibleError) {
@@ -219,6 +245,15 @@ public final class Server {
                 continue
             case .admit(let evicting):
                 for id in evicting { evict(id) }
+            }
+            if tls, let tlsContext {
+                do throws(LegibleError) {
+                    socket.filter = try tlsContext.serverSession(on: socket)
+                } catch {
+                    log(.warning, "cannot start TLS on a new connection", ["reason": error.message])
+                    socket.close()
+                    continue
+                }
             }
             nextSerial += 1
             let sniffer = ProtocolSniffingHandler(id: nextSerial, socket: socket, acceptedAt: now, server: self)
@@ -572,6 +607,12 @@ public struct ShutdownTrigger: Sendable {
     public func drain(reason: String) {
         let server = self.server
         server.value.loop.execute { server.value.beginShutdown(reason: reason) }
+    }
+
+    /// Read the TLS certificate, key and client CA again (SIGHUP); open connections go on.
+    public func reloadCertificates() {
+        let server = self.server
+        server.value.loop.execute { server.value.reloadCertificates() }
     }
 }
 

@@ -57,6 +57,9 @@ public struct ServerConfiguration: Sendable {
     public var socketGroup: String?
     /// Listen on a non-loopback TCP address without tokens (`--allow-unauthenticated-remote`).
     public var allowUnauthenticatedRemote = false
+    /// TLS on every TCP listener, for both protocols (`--tls-cert`, `--tls-key`, and with
+    /// `--tls-client-ca` mutual TLS); nil: cleartext. Unix sockets stay cleartext.
+    public var tls: TLSFiles?
     /// Serve /metrics on a non-loopback TCP address (`--allow-remote-metrics`).
     public var allowRemoteMetrics = false
     /// Result bytes queued per connection before it stops reading from its client.
@@ -131,6 +134,9 @@ public struct ServerConfiguration: Sendable {
             ("auth-token-file", accessTokens.isRequired ? "\(accessTokens.count) token(s)" : ""),
             ("allow-unauthenticated-remote", allowUnauthenticatedRemote ? "true" : "false"),
             ("allow-remote-metrics", allowRemoteMetrics ? "true" : "false"),
+            ("tls-cert", tls?.certificateChain ?? ""),
+            ("tls-key", tls?.privateKey ?? ""),
+            ("tls-client-ca", tls?.clientCA ?? ""),
             ("tessdata", tessdata),
             ("detector", detector.rawValue),
             ("detector-model", detectorModel),
@@ -196,6 +202,23 @@ public struct ServerConfiguration: Sendable {
 
     /// The engine of the default script: loaded at start and kept loaded.
     var defaultKey: EngineKey { EngineKey(models: [models.model(for: .default)]) }
+}
+
+/// The PEM files of a server's TLS: read at start and again on SIGHUP.
+public struct TLSFiles: Sendable, Hashable {
+    /// The server's certificate, then its intermediates (`--tls-cert`).
+    public var certificateChain: String
+    /// Its private key (`--tls-key`).
+    public var privateKey: String
+    /// CA certificates that sign the clients' certificates: clients must present one
+    /// (`--tls-client-ca`, mutual TLS).
+    public var clientCA: String?
+
+    public init(certificateChain: String, privateKey: String, clientCA: String? = nil) {
+        self.certificateChain = certificateChain
+        self.privateKey = privateKey
+        self.clientCA = clientCA
+    }
 }
 
 /// How text mode finds the lines of a frame.

@@ -2,30 +2,33 @@ internal import CLinux
 internal import Glibc
 public import LegibleCore
 
-/// SIGINT and SIGTERM read from a signalfd, so that a poll or epoll loop sees them as events
-/// and no handler interrupts the program at an arbitrary point.
+/// SIGINT and SIGTERM (and SIGHUP, for a server that reloads on it) read from a signalfd, so
+/// that a poll or epoll loop sees them as events and no handler interrupts the program at an
+/// arbitrary point.
 ///
 /// Call `block()` before any thread starts: threads inherit the signal mask, and a thread
 /// with the signals unblocked would take their default action (exit) instead.
 public final class ShutdownSignals: Sendable {
     public let descriptor: Int32
 
-    private static var set: sigset_t {
+    private static func set(hangUp: Bool) -> sigset_t {
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGINT)
         sigaddset(&set, SIGTERM)
+        if hangUp { sigaddset(&set, SIGHUP) }
         return set
     }
 
-    /// Blocks SIGINT and SIGTERM in the calling thread and every thread it starts later.
-    public static func block() {
-        var signals = set
+    /// Blocks SIGINT and SIGTERM (and SIGHUP with `hangUp`) in the calling thread and every
+    /// thread it starts later.
+    public static func block(hangUp: Bool = false) {
+        var signals = set(hangUp: hangUp)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
     }
 
-    public init() throws(LegibleError) {
-        var signals = ShutdownSignals.set
+    public init(hangUp: Bool = false) throws(LegibleError) {
+        var signals = ShutdownSignals.set(hangUp: hangUp)
         descriptor = signalfd(-1, &signals, Int32(SFD_NONBLOCK) | Int32(SFD_CLOEXEC))
         guard descriptor >= 0 else { throw .system("signalfd") }
     }

@@ -2,11 +2,27 @@ internal import Glibc
 public import LegibleCore
 public import LegibleWire
 
+/// What a socket's bytes pass through on their way in and out (TLS): given, the socket
+/// receives and sends through it rather than through the descriptor directly.
+public protocol SocketFilter: AnyObject {
+    /// As `Socket.receive`: plaintext read, 0 at the end of the stream, nil when it would block.
+    func receive(into buffer: UnsafeMutableRawBufferPointer) throws(LegibleError) -> Int?
+    /// As `Socket.send`: plaintext bytes taken, 0 when it would block.
+    func send(_ bytes: UnsafeRawBufferPointer) throws(LegibleError) -> Int
+    /// Says the end of the stream to the peer (TLS's close_notify), before the write shutdown.
+    func shutdown()
+    /// Bytes already read from the descriptor and not yet received: the descriptor will not
+    /// wake its event loop for them.
+    var hasBufferedInput: Bool { get }
+}
+
 /// An owned file descriptor of a socket; closed in `deinit` unless released.
 public final class Socket: @unchecked Sendable {
     // @unchecked: the descriptor is an integer; who may use it when is the owner's rule
     // (a server's sockets are used on its event-loop thread only).
     public private(set) var descriptor: Int32
+    /// TLS, on a server's TLS listeners: set once, right after accept.
+    public var filter: (any SocketFilter)?
 
     public init(descriptor: Int32) {
         self.descriptor = descriptor
@@ -15,9 +31,13 @@ public final class Socket: @unchecked Sendable {
     deinit { if descriptor >= 0 { Glibc.close(descriptor) } }
 
     public func close() {
+        filter = nil
         if descriptor >= 0 { Glibc.close(descriptor) }
         descriptor = -1
     }
+
+    /// Input is waiting inside the filter, where the event loop does not see it.
+    public var hasBufferedInput: Bool { filter?.hasBufferedInput ?? false }
 
     public func setNonBlocking() throws(LegibleError) {
         let flags = fcntl(descriptor, F_GETFL)
@@ -29,6 +49,7 @@ public final class Socket: @unchecked Sendable {
     /// Sends as much of `bytes` as the kernel takes now; never raises SIGPIPE.
     /// Returns the count sent, 0 when it would block.
     public func send(_ bytes: UnsafeRawBufferPointer) throws(LegibleError) -> Int {
+        if let filter { return try filter.send(bytes) }
         while true {
             let sent = Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
             if sent >= 0 { return sent }
@@ -51,6 +72,7 @@ public final class Socket: @unchecked Sendable {
 
     /// Reads into `buffer`: the count read, 0 at end of stream, nil when it would block.
     public func receive(into buffer: UnsafeMutableRawBufferPointer) throws(LegibleError) -> Int? {
+        if let filter { return try filter.receive(into: buffer) }
         while true {
             let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
             if count >= 0 { return count }
@@ -61,7 +83,10 @@ public final class Socket: @unchecked Sendable {
     }
 
     /// Closes the sending direction: the peer reads end of stream after what was sent.
-    public func shutdownWrite() { Glibc.shutdown(descriptor, Int32(SHUT_WR)) }
+    public func shutdownWrite() {
+        filter?.shutdown()
+        Glibc.shutdown(descriptor, Int32(SHUT_WR))
+    }
 
     // MARK: Making sockets
 

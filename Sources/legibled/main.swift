@@ -46,7 +46,22 @@ let command = Command(
             default: "none required"),
         .flag(
             "allow-unauthenticated-remote",
-            help: "Listen on a non-loopback TCP address without --auth-token-file (a warning is logged)."),
+            help:
+                "Listen on a non-loopback TCP address without --auth-token-file or --tls-client-ca (a warning is "
+                + "logged)."),
+        .value(
+            "tls-cert", valueName: "path",
+            help:
+                "TLS on every TCP listener, for both protocols (ALPN h2 for gRPC): the server's certificate chain, "
+                + "PEM. Read again on SIGHUP.",
+            default: "cleartext"),
+        .value("tls-key", valueName: "path", help: "The private key of --tls-cert, PEM.", default: "none"),
+        .value(
+            "tls-client-ca", valueName: "path",
+            help:
+                "Mutual TLS: clients must present a certificate signed by a CA in this PEM file (then a "
+                + "non-loopback listener needs no --auth-token-file).",
+            default: "none"),
         .flag(
             "allow-remote-metrics",
             help: "Serve --metrics on a non-loopback TCP address; it has no auth (a warning is logged)."),
@@ -395,6 +410,17 @@ func makeConfiguration(_ parsed: ParsedCommandLine) throws(LegibleError) -> Serv
         }
         configuration.accessTokens = tokens
     }
+    // (The defaults in --help are words, not values: only what was given counts.)
+    func given(_ name: String) -> String? { parsed.isSet(name) ? parsed.value(name) : nil }
+    switch (given("tls-cert"), given("tls-key")) {
+    case (let certificate?, let key?):
+        configuration.tls = TLSFiles(
+            certificateChain: certificate, privateKey: key, clientCA: given("tls-client-ca"))
+    case (nil, nil):
+        if parsed.isSet("tls-client-ca") { throw LegibleError(.invalidArgument, "--tls-client-ca needs --tls-cert") }
+    default:
+        throw LegibleError(.invalidArgument, "--tls-cert and --tls-key go together")
+    }
     if parsed.isSet("max-sessions") { configuration.maxSessions = try integer("max-sessions", 1...1_000_000) }
     if parsed.isSet("max-write-queue-bytes") {
         configuration.maxWriteQueueBytes = try integer("max-write-queue-bytes", 4096...(1 << 30))
@@ -474,14 +500,21 @@ do {
     // Threads inherit the signal mask: SIGTERM and SIGINT are blocked before the server starts
     // any, so that they reach only the watcher below (through a signalfd), which asks the
     // server to drain. A peer that hangs up must not kill the process (SIGPIPE).
-    ShutdownSignals.block()
+    // SIGHUP reads the TLS certificates again.
+    ShutdownSignals.block(hangUp: true)
     signal(SIGPIPE, SIG_IGN)
-    let signals = try ShutdownSignals()
+    let signals = try ShutdownSignals(hangUp: true)
     let server = try Server(configuration: configuration)
     let trigger = server.shutdownTrigger
     Thread.detachNewThread {
         while true {
-            for number in signals.wait() { trigger.drain(reason: "signal \(number)") }
+            for number in signals.wait() {
+                if number == SIGHUP {
+                    trigger.reloadCertificates()
+                } else {
+                    trigger.drain(reason: "signal \(number)")
+                }
+            }
         }
     }
     try server.run()

@@ -33,6 +33,13 @@ struct ExposurePolicyTests {
         else {
             return #expect(Bool(false))
         }
+        // Mutual TLS admits only clients with a certificate the client CA signed.
+        guard
+            case .allow = ExposurePolicy.listener(
+                address, tokensRequired: false, mutualTLS: true, allowUnauthenticatedRemote: false)
+        else {
+            return #expect(Bool(false))
+        }
     }
 
     @Test func metricsOffLoopbackNeedTheOperatorsSayAndAreWarnedAbout() {

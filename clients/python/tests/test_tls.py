@@ -1,0 +1,229 @@
+"""TLS (OpenSSL) on TCP listeners, end to end: grpcio's secure channel and Python's ssl module
+(the framed protocol) against the real legibled, with certificates made here by the openssl
+command; mutual TLS; certificates reloaded on SIGHUP; a junk ClientHello."""
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import time
+
+import grpc
+import pytest
+
+from conftest import SLOWDOWN, Server
+from legible_client import frame as framed, pb
+from test_grpc import cer, fixture, jpeg_frame, label_text, recognize_call
+from test_operations import free_port
+
+
+def openssl(*args, cwd):
+    out = subprocess.run(["openssl", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+
+
+def make_ca(folder, name):
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", f"/CN={name}",
+            "-keyout", f"{name}.key", "-out", f"{name}.pem", cwd=folder)
+
+
+def make_certificate(folder, name, ca, server=True):
+    """A key and a certificate `ca` signed: for localhost and 127.0.0.1 (server) or a client."""
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={name}", "-keyout", f"{name}.key",
+            "-out", f"{name}.csr", cwd=folder)
+    extensions = os.path.join(folder, f"{name}.ext")
+    with open(extensions, "w") as f:
+        f.write("subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n" if server
+                else "extendedKeyUsage=clientAuth\n")
+    openssl("x509", "-req", "-in", f"{name}.csr", "-CA", f"{ca}.pem", "-CAkey", f"{ca}.key", "-CAcreateserial",
+            "-days", "2", "-extfile", extensions, "-out", f"{name}.pem", cwd=folder)
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory):
+    folder = str(tmp_path_factory.mktemp("pki"))
+    make_ca(folder, "ca")
+    make_certificate(folder, "server", "ca")
+    make_certificate(folder, "server2", "ca")
+    make_ca(folder, "clientca")
+    make_certificate(folder, "client", "clientca", server=False)
+    return folder
+
+
+def path(pki, name):
+    return os.path.join(pki, name)
+
+
+def tls_server(pki, *flags, certificate="server"):
+    port = free_port()
+    s = Server("--listen", f"tcp:127.0.0.1:{port}", "--tls-cert", path(pki, f"{certificate}.pem"),
+               "--tls-key", path(pki, f"{certificate}.key"), *flags)
+    s.port = port
+    return s
+
+
+def framed_tls(pki, port, alpn=None, client=None):
+    context = ssl.create_default_context(cafile=path(pki, "ca.pem"))
+    if alpn:
+        context.set_alpn_protocols(alpn)
+    if client:
+        context.load_cert_chain(path(pki, f"{client}.pem"), path(pki, f"{client}.key"))
+    return context.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=30), server_hostname="localhost")
+
+
+def read_messages(sock, count):
+    buffer, messages = b"", []
+    while len(messages) < count:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        buffer += chunk
+        while len(buffer) >= 5:
+            length = int.from_bytes(buffer[1:5], "big")
+            if len(buffer) < 5 + length:
+                break
+            message = pb.ServerMessage()
+            message.ParseFromString(buffer[5:5 + length])
+            messages.append(message)
+            buffer = buffer[5 + length:]
+    return messages
+
+
+def secure_channel(pki, port, client=None):
+    credentials = grpc.ssl_channel_credentials(
+        root_certificates=open(path(pki, "ca.pem"), "rb").read(),
+        private_key=open(path(pki, f"{client}.key"), "rb").read() if client else None,
+        certificate_chain=open(path(pki, f"{client}.pem"), "rb").read() if client else None)
+    return grpc.secure_channel(f"localhost:{port}", credentials)
+
+
+def test_both_protocols_run_over_tls_on_a_tcp_listener_and_alpn_picks_h2(pki):
+    s = tls_server(pki)
+    try:
+        with secure_channel(pki, s.port) as channel:
+            result = recognize_call(channel)(pb.RecognizeRequest(frame=jpeg_frame(1, fixture("label-640x480.jpg"))),
+                                             timeout=60 * SLOWDOWN)
+        assert result.status == pb.FRAME_STATUS_RECOGNIZED and cer(result.text.text, label_text()) < 0.05
+        # The framed protocol, no ALPN: StartSession and a frame in one write, as a camera does.
+        sock = framed_tls(pki, s.port)
+        assert sock.selected_alpn_protocol() is None
+        sock.sendall(framed(pb.ClientMessage(start=pb.StartSession())) +
+                     framed(pb.ClientMessage(frame=jpeg_frame(2, fixture("label-640x480.jpg")))))
+        started, answer = read_messages(sock, 2)
+        assert started.WhichOneof("message") == "started"
+        assert answer.result.frame_id == 2 and cer(answer.result.text.text, label_text()) < 0.05
+        sock.close()
+        # A client offering h2 gets it (gRPC clients refuse a server that does not select it).
+        offered = framed_tls(pki, s.port, alpn=["h2", "http/1.1"])
+        assert offered.selected_alpn_protocol() == "h2"
+        offered.close()
+        # Cleartext to a TLS listener is not served: nothing but a closed connection.
+        plain = socket.create_connection(("127.0.0.1", s.port), timeout=10)
+        plain.sendall(framed(pb.ClientMessage(start=pb.StartSession())))
+        try:
+            assert plain.recv(100) == b""
+        except ConnectionResetError:
+            pass
+    finally:
+        s.stop()
+
+
+def test_mutual_tls_admits_only_clients_with_a_certificate_of_the_client_ca(pki):
+    # With --tls-client-ca a listener beyond loopback needs no tokens (and no
+    # --allow-unauthenticated-remote): only clients holding a certificate get in.
+    port = free_port()
+    s = Server("--listen", f"tcp:0.0.0.0:{port}", "--tls-cert", path(pki, "server.pem"), "--tls-key",
+               path(pki, "server.key"), "--tls-client-ca", path(pki, "clientca.pem"))
+    try:
+        request = pb.RecognizeRequest(frame=jpeg_frame(1, fixture("label-640x480.jpg")))
+        with secure_channel(pki, port) as channel:
+            with pytest.raises(grpc.RpcError) as error:
+                recognize_call(channel)(request, timeout=10)
+            assert error.value.code() == grpc.StatusCode.UNAVAILABLE
+        with secure_channel(pki, port, client="client") as channel:
+            assert recognize_call(channel)(request, timeout=60 * SLOWDOWN).status == pb.FRAME_STATUS_RECOGNIZED
+        sock = framed_tls(pki, port, client="client")
+        sock.sendall(framed(pb.ClientMessage(start=pb.StartSession())))
+        assert read_messages(sock, 1)[0].WhichOneof("message") == "started"
+        sock.close()
+    finally:
+        s.stop()
+
+
+def test_sighup_reloads_the_certificate_and_open_sessions_go_on(pki, tmp_path):
+    live_cert, live_key = str(tmp_path / "live.pem"), str(tmp_path / "live.key")
+    for source, target in [("server.pem", live_cert), ("server.key", live_key)]:
+        with open(path(pki, source), "rb") as f, open(target, "wb") as out:
+            out.write(f.read())
+    port = free_port()
+    s = Server("--listen", f"tcp:127.0.0.1:{port}", "--tls-cert", live_cert, "--tls-key", live_key)
+    try:
+        def served_certificate():
+            sock = framed_tls(pki, port)
+            der = sock.getpeercert(binary_form=True)
+            sock.close()
+            return der
+        before = served_certificate()
+        session = framed_tls(pki, port)
+        session.sendall(framed(pb.ClientMessage(start=pb.StartSession(
+            options=pb.RecognitionOptions(recognize_unchanged=True)))))
+        assert read_messages(session, 1)[0].WhichOneof("message") == "started"
+        for source, target in [("server2.pem", live_cert), ("server2.key", live_key)]:
+            with open(path(pki, source), "rb") as f, open(target, "wb") as out:
+                out.write(f.read())
+        s.process.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 10
+        while "TLS certificates reloaded" not in s.read_log():
+            assert time.monotonic() < deadline, s.read_log()
+            time.sleep(0.05)
+        after = served_certificate()
+        assert after != before
+        assert after == ssl.PEM_cert_to_DER_cert(open(path(pki, "server2.pem")).read())
+        # The session opened before the reload reads on.
+        session.sendall(framed(pb.ClientMessage(frame=jpeg_frame(1, fixture("label-640x480.jpg")))))
+        assert read_messages(session, 1)[0].result.status == pb.FRAME_STATUS_RECOGNIZED
+        session.close()
+        # A reload that fails (a key that does not match) keeps the certificate in use.
+        with open(live_key, "wb") as out, open(path(pki, "client.key"), "rb") as f:
+            out.write(f.read())
+        s.process.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 10
+        while "not reloaded" not in s.read_log():
+            assert time.monotonic() < deadline, s.read_log()
+            time.sleep(0.05)
+        assert served_certificate() == after
+        assert s.process.poll() is None
+    finally:
+        s.stop()
+
+
+def test_a_junk_client_hello_closes_that_connection_only(pki):
+    s = tls_server(pki)
+    try:
+        junk = socket.create_connection(("127.0.0.1", s.port), timeout=10)
+        junk.sendall(b"\x16\x03\x01\x00\x40" + os.urandom(64))
+        try:
+            assert junk.recv(4096) is not None  # an alert or nothing, then closed
+            assert junk.recv(4096) == b""
+        except ConnectionResetError:
+            pass
+        with secure_channel(pki, s.port) as channel:
+            result = recognize_call(channel)(pb.RecognizeRequest(frame=jpeg_frame(1, fixture("label-640x480.jpg"))),
+                                             timeout=60 * SLOWDOWN)
+        assert result.status == pb.FRAME_STATUS_RECOGNIZED
+        assert s.process.poll() is None
+    finally:
+        s.stop()
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--tls-cert", "/nonexistent/cert.pem", "--tls-key", "/nonexistent/key.pem"], "--tls-cert /nonexistent/cert.pem"),
+    (["--tls-cert", "x.pem"], "--tls-cert and --tls-key go together"),
+    (["--tls-client-ca", "x.pem"], "--tls-client-ca needs --tls-cert"),
+])
+def test_bad_tls_settings_stop_the_server_with_a_reason(flags, message):
+    binary = os.environ.get("LEGIBLED", os.path.join(os.path.dirname(__file__), "..", "..", "..", ".build", "debug",
+                                                     "legibled"))
+    out = subprocess.run([binary, "--listen", f"tcp:127.0.0.1:{free_port()}", *flags], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode in (1, 64) and message in out.stderr, out.stderr
