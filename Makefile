@@ -60,9 +60,11 @@ release: deps
 run: release ## Build and start legibled on the defaults (unix:legible.sock, tcp:127.0.0.1:7480).
 	.build/release/legibled
 
-python-proto: ## Generate the Python protobuf code from Protos/ (never edited by hand).
+python-proto: ## Generate the Python protobuf code and gRPC stubs from Protos/ (never edited by hand).
 	@mkdir -p $(PY_PROTO_OUT)
 	protoc --proto_path=Protos --python_out=$(PY_PROTO_OUT) legible/v1/legible.proto
+	@# The Recognizer service's client stub (legible_pb2_grpc.py), from grpcio-tools (requirements.txt).
+	python3 -m grpc_tools.protoc --proto_path=Protos --grpc_python_out=$(PY_PROTO_OUT) legible/v1/legible.proto
 	@touch $(PY_PROTO_OUT)/__init__.py $(PY_PROTO_OUT)/legible/__init__.py $(PY_PROTO_OUT)/legible/v1/__init__.py
 
 SWIFT_SOURCES := Sources Tests clients/legible clients/legible-load bench/legible-floor bench/legible-detect fuzz
@@ -119,7 +121,7 @@ profile: release ## callgrind of 10 reads of a 720p frame: the server's own step
 bench-throughput: bench-setup release python-proto ## Saturated frames/s side by side in alternating rounds: line path vs its floor, page path vs its floor (and one decoding every frame) and tesserocr-fifo; where the server's CPU goes (~6 min).
 	python3 bench/throughput.py
 
-bench-grpc: deps release python-proto ## gRPC (grpcio's Stream call) against the framed protocol on one server, same frames, alternating rounds: one-stream ms per frame and saturated frames/s, with their ratios (~2 min).
+bench-grpc: deps release python-proto ## gRPC (grpcio's Stream call) against the framed protocol on one server, same frames, alternating rounds: one-stream ms per frame and saturated frames/s, in cleartext and under TLS, with their ratios (~4 min).
 	python3 bench/grpc_overhead.py --json bench/out/grpc_overhead.json
 
 bench-sessions: release ## Sessions under load with legible-load: overload, fairness, 1,000 sessions, replicas, skipping (~4 min).

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """gRPC over HTTP/2 against the framed protocol, same server, same frames, one run
-(make bench-grpc, ~2 min).
+(make bench-grpc, ~4 min).
 
 One legibled (release, --workers 2 --replicas-per-script 2) serves both protocols on one Unix
-socket. Each round runs both clients in turn (the order flips every round, so the machine's
-other users load both alike):
+socket and, under TLS (a certificate made here with the openssl command), on one loopback TCP
+listener. Each round runs the four clients in turn (framed and gRPC, cleartext on the Unix
+socket and TLS on TCP; the order flips every round, so the machine's other users load all alike):
   one stream  one session, one frame at a time (send, wait for the answer): end-to-end
               milliseconds per frame, grpcio's Stream call against the framed Python client;
   saturated   4 sessions at once, each sending its next frame as soon as the last is answered
               (closed loop): frames answered per second.
 The frame is the 720p camera JPEG of the tests (Tests/Fixtures/camera-720p.jpg), read every
-time (recognize_unchanged). Reports the medians over rounds and the ratios gRPC / framed.
+time (recognize_unchanged). Reports the medians over rounds and the ratios gRPC / framed, in
+cleartext and under TLS.
 
     python3 bench/grpc_overhead.py [--legibled .build/release/legibled] [--rounds 5]
         [--frames 20] [--seconds 6] [--json bench/out/grpc_overhead.json]
@@ -20,6 +22,8 @@ import argparse
 import json
 import os
 import queue
+import socket
+import ssl
 import statistics
 import subprocess
 import sys
@@ -42,9 +46,18 @@ def frame(frame_id):
                                            image=pb.Image(encoding=pb.ENCODING_JPEG, data=FRAME)))
 
 
+class TLSStream(Stream):
+    """The framed client's Stream over TLS (Python's ssl module)."""
+
+    def __init__(self, port, cafile):
+        context = ssl.create_default_context(cafile=cafile)
+        self.sock = context.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
+        self.buffer = b""
+
+
 class FramedSession:
-    def __init__(self, path):
-        self.stream = Stream("unix:" + path)
+    def __init__(self, stream):
+        self.stream = stream
         self.stream.send(START)
         assert self.stream.receive().WhichOneof("message") == "started"
 
@@ -133,8 +146,16 @@ def main():
 
     folder = tempfile.mkdtemp(prefix="legible-grpc-bench-")
     path = os.path.join(folder, "s.sock")
+    certificate, key = os.path.join(folder, "cert.pem"), os.path.join(folder, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", certificate],
+                   check=True, capture_output=True)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     log = open(os.path.join(folder, "legibled.log"), "w")
-    argv = [args.legibled, "--listen", "unix:" + path, "--workers", "2", "--replicas-per-script", "2"]
+    argv = [args.legibled, "--listen", "unix:" + path, "--listen", "tcp:127.0.0.1:%d" % port, "--tls-cert",
+            certificate, "--tls-key", key, "--workers", "2", "--replicas-per-script", "2"]
     print("$ OMP_THREAD_LIMIT=1 " + " ".join(argv), file=sys.stderr)
     server = subprocess.Popen(argv, stderr=log, env={**os.environ, "OMP_THREAD_LIMIT": "1"})
     try:
@@ -143,7 +164,14 @@ def main():
             assert server.poll() is None and time.monotonic() < deadline, "legibled did not start"
             time.sleep(0.1)
         channel = grpc.insecure_channel("unix:" + path)
-        clients = {"framed": lambda: FramedSession(path), "grpc": lambda: GRPCSession(channel)}
+        tls_channel = grpc.secure_channel("localhost:%d" % port, grpc.ssl_channel_credentials(
+            root_certificates=open(certificate, "rb").read()))
+        clients = {
+            "framed": lambda: FramedSession(Stream("unix:" + path)),
+            "grpc": lambda: GRPCSession(channel),
+            "framed+tls": lambda: FramedSession(TLSStream(port, certificate)),
+            "grpc+tls": lambda: GRPCSession(tls_channel),
+        }
         latency = {name: [] for name in clients}
         throughput = {name: [] for name in clients}
         for round_index in range(args.rounds):
@@ -156,6 +184,7 @@ def main():
                 round_index + 1, {n: round(latency[n][-1], 1) for n in clients},
                 {n: round(throughput[n][-1], 2) for n in clients}), file=sys.stderr)
         channel.close()
+        tls_channel.close()
     finally:
         server.terminate()
         server.wait(30)
@@ -164,15 +193,21 @@ def main():
         "one_stream_ms": {n: statistics.median(v) for n, v in latency.items()},
         "saturated_fps": {n: statistics.median(v) for n, v in throughput.items()},
     }
-    figures["latency_ratio_grpc_over_framed"] = figures["one_stream_ms"]["grpc"] / figures["one_stream_ms"]["framed"]
-    figures["throughput_ratio_grpc_over_framed"] = (
-        figures["saturated_fps"]["grpc"] / figures["saturated_fps"]["framed"])
-    print("one stream, median ms per frame: framed %.1f, gRPC %.1f -> gRPC/framed %.3f (goal <= 1.03)" % (
-        figures["one_stream_ms"]["framed"], figures["one_stream_ms"]["grpc"],
-        figures["latency_ratio_grpc_over_framed"]))
-    print("saturated (%d sessions), frames/s: framed %.2f, gRPC %.2f -> gRPC/framed %.3f (goal >= 0.97)" % (
-        args.sessions, figures["saturated_fps"]["framed"], figures["saturated_fps"]["grpc"],
-        figures["throughput_ratio_grpc_over_framed"]))
+    for suffix in ("", "+tls"):
+        framed, grpc_name = "framed" + suffix, "grpc" + suffix
+        latency_ratio = figures["one_stream_ms"][grpc_name] / figures["one_stream_ms"][framed]
+        throughput_ratio = figures["saturated_fps"][grpc_name] / figures["saturated_fps"][framed]
+        figures["latency_ratio_" + grpc_name] = latency_ratio
+        figures["throughput_ratio_" + grpc_name] = throughput_ratio
+        print("%s one stream, median ms per frame: framed %.1f, gRPC %.1f -> gRPC/framed %.3f (goal <= 1.03)" % (
+            "TLS" if suffix else "cleartext", figures["one_stream_ms"][framed], figures["one_stream_ms"][grpc_name],
+            latency_ratio))
+        print("%s saturated (%d sessions), frames/s: framed %.2f, gRPC %.2f -> gRPC/framed %.3f (goal >= 0.97)" % (
+            "TLS" if suffix else "cleartext", args.sessions, figures["saturated_fps"][framed],
+            figures["saturated_fps"][grpc_name], throughput_ratio))
+    print("TLS over cleartext, one stream: framed %.3f, gRPC %.3f" % (
+        figures["one_stream_ms"]["framed+tls"] / figures["one_stream_ms"]["framed"],
+        figures["one_stream_ms"]["grpc+tls"] / figures["one_stream_ms"]["grpc"]))
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:

@@ -52,6 +52,13 @@ class Stream:
                 return None
             self.buffer += chunk
 
+    def abort(self) -> None:
+        """Cuts the connection (wakes a blocked send or receive on another thread)."""
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
     def close(self) -> None:
         self.sock.close()
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import math
 import signal
-import socket
 import sys
 import threading
 import time
@@ -167,6 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
     rec = parser.add_argument_group("recognition")
     rec.add_argument("--server", type=_server, metavar="ADDR",
                      help="unix:PATH or tcp:HOST:PORT (default: unix:legible.sock, then tcp:127.0.0.1:7480)")
+    rec.add_argument("--transport", choices=["framed", "grpc"], default="framed",
+                     help="framed: Legible's own framing (default); grpc: the Recognizer/Stream call over HTTP/2 "
+                          "(grpcio), as a stock gRPC client; the same session either way")
     rec.add_argument("--script", action="append", choices=list(SCRIPTS), metavar="NAME",
                      help=f"script to read, repeatable: {', '.join(SCRIPTS)} (default: the server's, latin)")
     rec.add_argument("--language", action="append", metavar="BCP47", help="language hint such as en or de, repeatable")
@@ -211,12 +213,16 @@ def recognition_options(args: argparse.Namespace) -> pb.RecognitionOptions:
 # ---------------------------------------------------------------- connection
 
 
-def connect(server: str | None) -> tuple[Stream, str]:
-    """The stream to `server`, or to the first default address that answers."""
+def connect(server: str | None, transport: str = "framed") -> tuple[Stream, str]:
+    """The stream to `server`, or to the first default address that answers, over `transport`
+    (the framed protocol, or a gRPC Stream call with the same interface)."""
     candidates = [server] if server else list(DEFAULT_SERVERS)
     failures = []
     for address in candidates:
         try:
+            if transport == "grpc":
+                from .grpc_stream import GRPCStream
+                return GRPCStream(address), address
             return Stream(address), address
         except OSError as error:
             failures.append(f"{address}: {error.strerror or error}")
@@ -402,10 +408,7 @@ class Connection:
 
     def abort(self) -> None:
         """Cuts the connection (wakes a blocked send or receive)."""
-        try:
-            self.stream.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
+        self.stream.abort()
 
 
 def _open_outputs(args: argparse.Namespace, fps: float) -> tuple[Timeline | None, Renderer | None]:
@@ -499,7 +502,7 @@ def run(args: argparse.Namespace, stop: StopRequests | None = None) -> Report:
     report = Report()
     stream: Stream | None = None
     try:
-        stream, report.address = connect(args.server)
+        stream, report.address = connect(args.server, args.transport)
         started = start_session(stream, recognition_options(args))
         timeline, renderer = _open_outputs(args, source.fps)
         printer.say(f"connected to {report.address} (legibled {started.server_version}, session {started.session_id}); "

@@ -80,7 +80,7 @@ class Instance:
             self.process.wait(timeout=60)
 
 
-def haproxy_config(frontend_port, instances, stats_socket):
+def haproxy_config(frontend_port, grpc_port, instances, stats_socket):
     """deploy/haproxy.cfg with this test's ports: the same balancing, checks and timeouts.
 
     Only addresses change, plus what needs root (chroot, user, group) and syslog (the log goes
@@ -94,6 +94,13 @@ def haproxy_config(frontend_port, instances, stats_socket):
         text = text.replace(old, new)
 
     replace("bind 127.0.0.1:7480", f"bind 127.0.0.1:{frontend_port}")
+    replace("bind 127.0.0.1:7490 proto h2", f"bind 127.0.0.1:{grpc_port} proto h2")
+    grpc_servers = re.findall(r"^    server legible\d+ 127\.0\.0\.1:\d+ proto h2 check port \d+\n", text, flags=re.M)
+    assert len(grpc_servers) >= 2, "deploy/haproxy.cfg should name its instances for gRPC too"
+    grpc_ours = "".join(f"    server {i.name} 127.0.0.1:{i.port} proto h2 check port {i.metrics_port}\n"
+                        for i in instances)
+    text = text.replace("".join(grpc_servers), grpc_ours)
+    assert grpc_ours in text, "the gRPC server lines of deploy/haproxy.cfg should be one block"
     replace("log /dev/log local0", "log stdout format raw local0")
     replace("/run/haproxy/admin.sock", stats_socket)
     for directive in ("chroot", "user", "group"):
@@ -113,10 +120,11 @@ class HAProxy:
     def __init__(self, folder, instances):
         self.port = free_port()
         self.address = f"tcp:127.0.0.1:{self.port}"
+        self.grpc_port = free_port()
         self.stats_socket = os.path.join(folder, "haproxy.sock")
         config = os.path.join(folder, "haproxy.cfg")
         with open(config, "w") as f:
-            f.write(haproxy_config(self.port, instances, self.stats_socket))
+            f.write(haproxy_config(self.port, self.grpc_port, instances, self.stats_socket))
         check = subprocess.run([HAPROXY, "-c", "-f", config], capture_output=True, text=True, timeout=30)
         assert check.returncode == 0, check.stdout + check.stderr
         self.log_path = os.path.join(folder, "haproxy.log")
@@ -371,3 +379,24 @@ def test_two_instances_behind_haproxy_share_the_load_and_one_drains(cluster):
     print(f"stream: {summary.group(0)}; stderr: {errors.strip()!r}")
     assert recognized > 0 and failed == 0
     assert sent == recognized + dropped + skipped + failed + lost
+
+
+def test_grpc_calls_through_haproxys_http2_frontend_spread_over_both_instances(cluster):
+    """deploy/haproxy.cfg's gRPC frontend ends HTTP/2 in HAProxy and balances each call: the
+    Recognize calls of one grpcio channel land on both instances, each answered."""
+    import grpc
+    _, instances, proxy, _ = cluster
+    before = {i.name: i.received() for i in instances}
+    with grpc.insecure_channel(f"127.0.0.1:{proxy.grpc_port}") as channel:
+        recognize = channel.unary_unary("/legible.v1.Recognizer/Recognize",
+                                        request_serializer=pb.RecognizeRequest.SerializeToString,
+                                        response_deserializer=pb.FrameResult.FromString)
+        # Six calls at once: least connections gives each instance some of them.
+        futures = [recognize.future(pb.RecognizeRequest(frame=pb.Frame(frame_id=n, image=pb.Image(
+            encoding=pb.ENCODING_JPEG, data=label()))), timeout=60) for n in range(1, 7)]
+        results = [f.result() for f in futures]
+    assert [r.frame_id for r in results] == list(range(1, 7))
+    assert all(r.status == pb.FRAME_STATUS_RECOGNIZED and "SALE" in r.text.text for r in results)
+    moved = {i.name: i.received() - before[i.name] for i in instances}
+    print(f"\n6 Recognize calls on one channel through HAProxy's h2 frontend: frames per instance {moved}")
+    assert sum(moved.values()) == 6 and all(count >= 1 for count in moved.values()), moved
