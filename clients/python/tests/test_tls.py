@@ -6,7 +6,6 @@ import signal
 import socket
 import ssl
 import subprocess
-import time
 
 import grpc
 import pytest
@@ -14,7 +13,7 @@ import pytest
 from conftest import SLOWDOWN, Server
 from legible_client import frame as framed, pb
 from test_grpc import cer, fixture, jpeg_frame, label_text, recognize_call
-from test_operations import free_port
+from test_operations import free_port, wait_for
 
 
 def openssl(*args, cwd):
@@ -172,10 +171,7 @@ def test_sighup_reloads_the_certificate_and_open_sessions_go_on(pki, tmp_path):
             with open(path(pki, source), "rb") as f, open(target, "wb") as out:
                 out.write(f.read())
         s.process.send_signal(signal.SIGHUP)
-        deadline = time.monotonic() + 10
-        while "TLS certificates reloaded" not in s.read_log():
-            assert time.monotonic() < deadline, s.read_log()
-            time.sleep(0.05)
+        wait_for(lambda: "TLS certificates reloaded" in s.read_log(), timeout=10, what="the reload's log line")
         after = served_certificate()
         assert after != before
         assert after == ssl.PEM_cert_to_DER_cert(open(path(pki, "server2.pem")).read())
@@ -187,10 +183,7 @@ def test_sighup_reloads_the_certificate_and_open_sessions_go_on(pki, tmp_path):
         with open(live_key, "wb") as out, open(path(pki, "client.key"), "rb") as f:
             out.write(f.read())
         s.process.send_signal(signal.SIGHUP)
-        deadline = time.monotonic() + 10
-        while "not reloaded" not in s.read_log():
-            assert time.monotonic() < deadline, s.read_log()
-            time.sleep(0.05)
+        wait_for(lambda: "not reloaded" in s.read_log(), timeout=10, what="the failed reload's log line")
         assert served_certificate() == after
         assert s.process.poll() is None
     finally:
