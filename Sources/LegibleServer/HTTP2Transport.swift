@@ -41,7 +41,7 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
     private var idleSince: Duration?
     private var everHadCall = false
 
-    /// `firstBytes`: what was read while telling the protocol apart (the preface's start).
+    /// The connection's bytes come in through `start(with:)`, after the sniffer's.
     init(id: UInt64, socket: Socket, server: Server) throws(LegibleError) {
         self.id = id
         self.socket = socket
@@ -71,12 +71,10 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
     func resumeReading() {
         guard budgetPaused, !isClosed else { return }
         budgetPaused = false
-        budgetPausedJustEnded = true
         flush()
+        // What TLS holds is read without waiting for the socket.
+        readAgainIfBuffered()
     }
-
-    /// Reading resumed: what TLS holds must be read without waiting for the socket.
-    private var budgetPausedJustEnded = false
 
     /// Feeds bytes already read (the sniffed preface), then whatever else has arrived.
     func start(with firstBytes: [UInt8]) {
@@ -252,10 +250,6 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
         }
         server.loop.modify(
             socket.descriptor, readable: !readingPaused, writable: pendingOffset < pending.count)
-        if budgetPausedJustEnded {
-            budgetPausedJustEnded = false
-            readAgainIfBuffered()
-        }
     }
 
     private func noteIdle() {
