@@ -106,12 +106,14 @@ let package = Package(
             ],
             swiftSettings: strict),
         // HTTP/2 (libnghttp2) as bytes in, events out: the second transport's protocol layer.
-        .target(name: "LegibleHTTP2", dependencies: ["LegibleCore", "CNGHTTP2"], swiftSettings: strict),
+        .target(
+            name: "LegibleHTTP2", dependencies: ["LegibleCore", "LegibleWire", "LegibleSockets", "CNGHTTP2"],
+            swiftSettings: strict),
         // TLS (OpenSSL) as a filter of the server's sockets: both protocols on TLS listeners.
         .target(name: "LegibleTLS", dependencies: ["LegibleCore", "LegibleSockets", "COpenSSL"], swiftSettings: strict),
         .target(
             name: "LegibleClient",
-            dependencies: ["LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSockets"],
+            dependencies: ["LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSockets", "LegibleHTTP2"],
             swiftSettings: strict),
 
         // Programs.
@@ -129,7 +131,7 @@ let package = Package(
             name: "legible-load",
             dependencies: [
                 "LegibleLoadCore", "LegibleSockets", "LegibleWire", "LegibleWireProtobuf", "LegibleCommandLine",
-                "LegibleCore", "CTurboJPEG", "CLinux",
+                "LegibleCore", "LegibleClient", "CTurboJPEG", "CLinux",
             ],
             path: "clients/legible-load", swiftSettings: strict),
         .executableTarget(

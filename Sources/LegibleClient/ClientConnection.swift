@@ -6,14 +6,16 @@ internal import LegibleWireProtobuf
 /// A blocking client stream to a Legible server: send `ClientMessage`s, read `ServerMessage`s.
 /// For command-line tools; one thread uses it at a time.
 public final class ClientConnection {
-    private let stream: FramedStream
+    private let stream: any MessageStream
     public let address: ServerAddress
 
-    /// Connects to the first of `addresses` that answers.
-    public init(addresses: [ServerAddress], maxMessageBytes: Int = 64 << 20) throws(LegibleError) {
+    /// Connects to the first of `addresses` that answers, and speaks `transport` there.
+    public init(addresses: [ServerAddress], transport: ClientTransport = .framed, maxMessageBytes: Int = 64 << 20)
+        throws(LegibleError)
+    {
         let (socket, address) = try Socket.connect(toFirstOf: addresses)
         self.address = address
-        stream = FramedStream(socket: socket, maxMessageBytes: maxMessageBytes)
+        stream = try transport.stream(on: socket, address: address, maxMessageBytes: maxMessageBytes)
     }
 
     public func send(_ message: ClientMessage) throws(LegibleError) {

@@ -13,7 +13,7 @@ internal import LegibleWireProtobuf
 /// one frame's worth) and goes out with `flush` when the socket is writable again. The owner
 /// polls `descriptor` (readable always, writable while `hasUnsentBytes`) from one thread.
 public final class LiveConnection {
-    private let stream: FramedStream
+    private let stream: any MessageStream
     public let address: ServerAddress
     /// The server's answer to the session's `StartSession`.
     public let started: SessionStarted
@@ -23,10 +23,13 @@ public final class LiveConnection {
     ///
     /// - Throws: `.unavailable` when no server answers; the server's error when it refuses
     ///   the session.
-    public init(addresses: [ServerAddress], start: StartSession, maxMessageBytes: Int = 64 << 20) throws(LegibleError) {
+    public init(
+        addresses: [ServerAddress], start: StartSession, transport: ClientTransport = .framed,
+        maxMessageBytes: Int = 64 << 20
+    ) throws(LegibleError) {
         let (socket, address) = try Socket.connect(toFirstOf: addresses)
         self.address = address
-        stream = FramedStream(socket: socket, maxMessageBytes: maxMessageBytes)
+        stream = try transport.stream(on: socket, address: address, maxMessageBytes: maxMessageBytes)
         stream.enqueue(ProtobufCodec.encode(ClientMessage.start(start)))
         try stream.flush()
         guard let payload = try stream.receiveMessage() else {

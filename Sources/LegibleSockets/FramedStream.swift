@@ -14,7 +14,7 @@ public import LegibleWire
 /// Backpressure: past `watermarks.high` queued bytes the stream `isBackedUp` (its owner stops
 /// reading, so a peer that does not read cannot grow the queue without bound) until the queue
 /// falls under `watermarks.low`.
-public final class FramedStream {
+public final class FramedStream: MessageStream {
     public let socket: Socket
     private var deframer: MessageDeframer
     public let watermarks: WriteWatermarks
@@ -81,27 +81,10 @@ public final class FramedStream {
     /// No part of a message is buffered: a stream that ends now ends cleanly.
     public var isAtMessageBoundary: Bool { deframer.isAtMessageBoundary }
 
-    /// Blocks (on a blocking socket) until a whole message is here; nil when the stream ends
-    /// cleanly between messages.
-    ///
-    /// - Throws: `.unavailable` when it ends mid-message; the socket's or deframer's error.
-    public func receiveMessage() throws(LegibleError) -> [UInt8]? {
-        while true {
-            if let payload = try nextMessage() { return payload }
-            switch try readOnce() {
-            case .received: continue
-            case .wouldBlock: return nil
-            case .endOfStream:
-                if isAtMessageBoundary { return nil }
-                throw LegibleError(.unavailable, "the stream ended in the middle of a message")
-            }
-        }
-    }
-
     // MARK: Writing
 
     /// Frames `payload` and queues it behind what is queued; nothing is sent until `flush`.
-    public func enqueue(_ payload: [UInt8], tag: Int? = nil) {
+    public func enqueue(_ payload: [UInt8], tag: Int?) {
         let framed = MessageFraming.frame(payload)
         queuedBytes += framed.count
         queue.append((framed, tag))
@@ -113,7 +96,7 @@ public final class FramedStream {
     /// Sends what the socket takes now (all of it, on a blocking socket); `sent` hears the tag
     /// of each tagged message that left whole. Returns the bytes sent.
     @discardableResult
-    public func flush(sent: (Int) -> Void = { _ in }) throws(LegibleError) -> Int {
+    public func flush(sent: (Int) -> Void) throws(LegibleError) -> Int {
         var total = 0
         while head < queue.count {
             let offset = headOffset
@@ -151,6 +134,52 @@ public final class FramedStream {
         headOffset = 0
         queuedBytes = 0
         isBackedUp = false
+    }
+}
+
+/// A client's stream of length-prefixed messages, both ways, over a socket: Legible's framed
+/// protocol (`FramedStream`) or one gRPC `Recognizer/Stream` call over HTTP/2
+/// (`GRPCClientStream`, LegibleHTTP2). The clients (`legible`, `legible-load`) speak either
+/// through this.
+public protocol MessageStream: AnyObject {
+    var socket: Socket { get }
+    /// One read from the socket: bytes arrived, none now, or the stream ended.
+    func readOnce() throws(LegibleError) -> FramedStream.ReadResult
+    /// The next whole message's payload, or nil when more bytes are needed.
+    func nextMessage() throws(LegibleError) -> [UInt8]?
+    /// No part of a message is buffered: a stream that ends now ends cleanly.
+    var isAtMessageBoundary: Bool { get }
+    /// Queues `payload` as one message; `tag` is reported by `flush` when it has left whole.
+    func enqueue(_ payload: [UInt8], tag: Int?)
+    var hasQueuedBytes: Bool { get }
+    /// Sends what the socket takes now; returns the bytes sent.
+    @discardableResult
+    func flush(sent: (Int) -> Void) throws(LegibleError) -> Int
+    /// Forgets what is queued (a peer that will not read it).
+    func discardQueue()
+}
+
+extension MessageStream {
+    public func enqueue(_ payload: [UInt8]) { enqueue(payload, tag: nil) }
+
+    @discardableResult
+    public func flush() throws(LegibleError) -> Int { try flush(sent: { _ in }) }
+
+    /// Blocks (on a blocking socket) until a whole message is here; nil when the stream ends
+    /// cleanly between messages.
+    ///
+    /// - Throws: `.unavailable` when it ends mid-message; the socket's or the stream's error.
+    public func receiveMessage() throws(LegibleError) -> [UInt8]? {
+        while true {
+            if let payload = try nextMessage() { return payload }
+            switch try readOnce() {
+            case .received: continue
+            case .wouldBlock: return nil
+            case .endOfStream:
+                if isAtMessageBoundary { return nil }
+                throw LegibleError(.unavailable, "the stream ended in the middle of a message")
+            }
+        }
     }
 }
 

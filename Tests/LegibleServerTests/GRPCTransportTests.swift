@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LegibleClient
 import LegibleCore
 import LegibleHTTP2
 import LegibleSockets
@@ -274,6 +275,38 @@ struct GRPCTransportTests {
     static func goAwayError(_ payload: [UInt8]) -> UInt32? {
         guard payload.count >= 8 else { return nil }
         return payload[4..<8].reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    /// `legible --transport grpc` and `legible-load --transport grpc`: the Swift clients run
+    /// the same session as a Recognizer/Stream call (GRPCClientStream), to its summary and the
+    /// call's end.
+    @Test func theSwiftClientsRunTheirSessionAsAGRPCCall() throws {
+        let running = try RunningServer(delay: .milliseconds(1))
+        defer { running.stop() }
+        let client = try ClientConnection(addresses: [running.address], transport: .grpc)
+        _ = try client.startSession(StartSession(clientName: "grpc-client"))
+        try client.send(.frame(RunningServer.grayFrame(1, shade: 60)))
+        guard case .result(let result)? = try client.receive() else { return #expect(Bool(false), "no result") }
+        #expect(result.frameID == 1 && result.status == .recognized)
+        try client.send(.ping(nonce: 9))
+        #expect(try client.receive() == .pong(nonce: 9))
+        try client.send(.end)
+        guard case .summary(let summary)? = try client.receive() else { return #expect(Bool(false), "no summary") }
+        #expect(summary.framesReceived == 1 && summary.framesRecognized == 1)
+        #expect(try client.receive() == nil, "the call ends after the summary")
+
+        let live = try LiveConnection(
+            addresses: [running.address], start: StartSession(clientName: "grpc-live"), transport: .grpc)
+        #expect(try live.offerFrame(RunningServer.grayFrame(2, shade: 90)))
+        var answered: [ServerMessage] = []
+        let deadline = ContinuousClock.now + .seconds(30)
+        while answered.isEmpty && ContinuousClock.now < deadline {
+            var poller = pollfd(fd: live.descriptor, events: Int16(POLLIN), revents: 0)
+            _ = poll(&poller, 1, 100)
+            answered += try live.receive() ?? []
+        }
+        guard case .result(let second)? = answered.first else { return #expect(Bool(false), "\(answered)") }
+        #expect(second.frameID == 2)
     }
 
     @Test func aConnectionSpeakingNeitherProtocolIsClosed() throws {

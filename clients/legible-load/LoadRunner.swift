@@ -1,5 +1,6 @@
 internal import Dispatch
 internal import Glibc
+internal import LegibleClient
 internal import LegibleCommandLine
 internal import LegibleCore
 internal import LegibleLoadCore
@@ -87,7 +88,8 @@ final class LoadRunner: LoadSessionDelegate {
         signals = try ShutdownSignalHandler(loop: loop) { [unowned self] _ in self.interrupt() }
         for (index, socket) in sockets.enumerated() {
             let script = settings.scripts[index % settings.scripts.count]
-            let session = LoadSession(index: index, script: script, socket: socket, loop: loop, delegate: self)
+            let stream = try settings.transport.stream(on: socket, address: address, maxMessageBytes: 64 << 20)
+            let session = LoadSession(index: index, script: script, stream: stream, loop: loop, delegate: self)
             var options = settings.options
             options.scripts = [.known(script)]
             try session.start(StartSession(clientName: "legible-load/\(LoadSettings.version)", options: options))

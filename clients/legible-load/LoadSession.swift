@@ -39,7 +39,7 @@ final class LoadSession: EventHandler {
 
     let index: Int
     let script: Script
-    private let stream: FramedStream
+    private let stream: any MessageStream
     private let loop: EventLoop
     private unowned let delegate: any LoadSessionDelegate
     private(set) var ledger: SessionLedger
@@ -49,10 +49,11 @@ final class LoadSession: EventHandler {
     /// Frames a session may hold unsent: the one being written and one more.
     static let maxQueuedFrames = 2
 
-    init(index: Int, script: Script, socket: Socket, loop: EventLoop, delegate: any LoadSessionDelegate) {
+    /// `stream`: the framed protocol or a gRPC call on the session's own socket.
+    init(index: Int, script: Script, stream: any MessageStream, loop: EventLoop, delegate: any LoadSessionDelegate) {
         self.index = index
         self.script = script
-        self.stream = FramedStream(socket: socket, maxMessageBytes: 64 << 20)
+        self.stream = stream
         self.loop = loop
         self.delegate = delegate
         self.ledger = SessionLedger(session: index, script: script.description)

@@ -1,3 +1,4 @@
+internal import LegibleClient
 internal import LegibleCommandLine
 internal import LegibleCore
 internal import LegibleLoadCore
@@ -63,6 +64,12 @@ let loadCommand = Command(
         .value(
             "server", valueName: "address", help: "unix:PATH or tcp:HOST:PORT.",
             default: "unix:legible.sock, then tcp:127.0.0.1:7480"),
+        .value(
+            "transport", valueName: "name",
+            help:
+                "framed (Legible's own framing) or grpc (each session a gRPC Recognizer/Stream call over HTTP/2, "
+                + "on a connection of its own).",
+            default: "framed"),
         .flag("allow-remote", help: "Allow a TCP target that is not this machine."),
         .value(
             "server-pid", valueName: "pid",
@@ -97,6 +104,8 @@ struct LoadSettings {
     var rampUpSeconds: Double
     /// Tried in order for the first session; the others use the one that answered.
     var addresses: [ServerAddress]
+    /// How the sessions speak to the server (`--transport`).
+    var transport: ClientTransport
     var scripts: [Script]
     var options: RecognitionOptions
     /// The session options as given, for the report.
@@ -134,6 +143,11 @@ struct LoadSettings {
         guard schedule.totalFrames > 0 else { throw usage("--duration x --fps schedules no frame") }
         drainTimeout = try decimal("drain-timeout", 0...3600)!
 
+        let transportName = parsed.isSet("transport") ? parsed.value("transport")! : "framed"
+        guard let transport = ClientTransport(rawValue: transportName) else {
+            throw usage("--transport: expected framed or grpc, got \(transportName)")
+        }
+        self.transport = transport
         if parsed.isSet("server") {
             do throws(LegibleError) {
                 addresses = [try ServerAddress(parsing: parsed.value("server")!)]

@@ -8,6 +8,7 @@
 //   TextReport, HTMLReport, and JSON from LegibleLoadCore.LoadReport (LoadAnalysis builds it)
 import Foundation
 import Glibc
+import LegibleClient
 import LegibleCommandLine
 import LegibleCore
 import LegibleLoadCore
@@ -73,6 +74,9 @@ do {
     fail(error.message, code: error.code == .unavailable ? .unavailable : .failure)
 }
 
+/// The address as the reports give it, with the transport when it is not the framed protocol.
+let serverDescription = address.description + (settings.transport == .grpc ? " (gRPC)" : "")
+
 let outcome = runner.run()
 if runner.acceptedSessions == 0 {
     let reason = outcome.ledgers.first?.error ?? "no session started"
@@ -84,12 +88,12 @@ let report = LoadAnalysis.report(
         sessions: settings.schedule.sessions, fps: settings.schedule.framesPerSecond,
         durationSeconds: settings.durationSeconds, rampUpSeconds: settings.rampUpSeconds,
         maxFrames: settings.schedule.maxFrames, drainTimeoutSeconds: settings.drainTimeout,
-        scripts: settings.scripts.map(\.description), server: address.description,
+        scripts: settings.scripts.map(\.description), server: serverDescription,
         frames: settings.framesDescription(frames), options: settings.optionWords),
     schedule: outcome.schedule, ledgers: outcome.ledgers, end: outcome.end, processSamples: outcome.processSamples,
     serverPID: runner.serverPID, hitDeadline: outcome.hitDeadline, interruptedAt: outcome.interruptedAt)
 
-let text = TextReport.render(report, serverAddress: address.description)
+let text = TextReport.render(report, serverAddress: serverDescription)
 StandardStream.output.write(text)
 
 func write(_ contents: Data, to path: String, what: String) {

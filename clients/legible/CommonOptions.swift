@@ -1,4 +1,5 @@
 import Foundation
+import LegibleClient
 import LegibleCommandLine
 import LegibleCore
 import LegibleWire
@@ -55,6 +56,22 @@ let standardExitCodes: [ExitCodeHelp] = [
 let serverOption = Option.value(
     "server", valueName: "address", help: "unix:PATH or tcp:HOST:PORT.",
     default: "unix:legible.sock, then tcp:127.0.0.1:7480")
+
+let transportOption = Option.value(
+    "transport", valueName: "name",
+    help:
+        "framed (Legible's own framing) or grpc (the same session as a gRPC Recognizer/Stream call over HTTP/2); "
+        + "every listener serves both.",
+    default: "framed")
+
+/// `--transport`: how to speak to the server.
+func clientTransport(_ parsed: ParsedCommandLine) throws(CLIFailure) -> ClientTransport {
+    guard parsed.isSet("transport"), let text = parsed.value("transport") else { return .framed }
+    guard let transport = ClientTransport(rawValue: text) else {
+        throw .usage("--transport: expected framed or grpc, got \(text)")
+    }
+    return transport
+}
 
 /// The addresses to try: `--server`'s, else the defaults in order.
 func serverAddresses(_ parsed: ParsedCommandLine) throws(CLIFailure) -> [ServerAddress] {

@@ -16,7 +16,7 @@ enum RecognizeCommand {
             several files a progress bar runs on standard error when that is a terminal.
             """,
         options: [
-            serverOption,
+            serverOption, transportOption,
             .value(
                 "format", valueName: "format",
                 help:
@@ -60,7 +60,8 @@ enum RecognizeCommand {
         for name in parsed.positionals { inputs.append(try InputImage(name)) }
         let annotations = try annotationPaths(parsed, inputs: inputs)
 
-        let session = try BlockingSession(addresses: addresses, options: options)
+        let session = try BlockingSession(
+            addresses: addresses, transport: try clientTransport(parsed), options: options)
         let maxMessageBytes = session.started.limits.maxMessageBytes
         var progress = ProgressBar(total: inputs.count)
         defer { progress.finish() }  // also when the connection breaks (exit 2)

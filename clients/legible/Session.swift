@@ -12,9 +12,12 @@ struct BlockingSession {
     ///
     /// - Throws: exit 2 when no server answers or it refuses for want of capacity
     ///   (UNAVAILABLE); exit 1 when it refuses the session for another reason.
-    init(addresses: [ServerAddress], options: RecognitionOptions = RecognitionOptions()) throws(CLIFailure) {
+    init(
+        addresses: [ServerAddress], transport: ClientTransport = .framed,
+        options: RecognitionOptions = RecognitionOptions()
+    ) throws(CLIFailure) {
         do {
-            connection = try ClientConnection(addresses: addresses)
+            connection = try ClientConnection(addresses: addresses, transport: transport)
         } catch {
             throw CLIFailure(.unavailable, error.message)
         }

@@ -27,7 +27,7 @@ enum StreamCommand {
             session, waits for its summary and exits as if the stream had run out.
             """,
         options: [
-            serverOption,
+            serverOption, transportOption,
             .value("fps", valueName: "n", help: "Frames per second (may be fractional).", default: "10"),
             .flag("loop", help: "Start over after the last image (until --duration or Ctrl-C)."),
             .value("duration", valueName: "seconds", help: "Stop after this long."),
@@ -53,6 +53,7 @@ enum StreamCommand {
         let options = try parseRecognitionOptions(parsed)
         let orientation = try parseOrientation(parsed)
         let addresses = try serverAddresses(parsed)
+        let transport = try clientTransport(parsed)
         guard let fps = Double(parsed.value("fps") ?? ""), fps > 0, fps <= 1000 else {
             throw .usage(
                 "--fps takes a number of frames a second above 0 (up to 1000), not '\(parsed.value("fps") ?? "")'")
@@ -85,7 +86,7 @@ enum StreamCommand {
         let start = StartSession(clientName: clientName, options: options)
         let connection: LiveConnection
         do {
-            connection = try LiveConnection(addresses: addresses, start: start)
+            connection = try LiveConnection(addresses: addresses, start: start, transport: transport)
         } catch {
             throw CLIFailure(error.code == .unavailable ? .unavailable : .failure, error.message)
         }
@@ -99,7 +100,8 @@ enum StreamCommand {
         }
         let streamer = Streamer(
             frames: frames, orientation: orientation, fps: fps, loop: parsed.flag("loop"), duration: duration,
-            addresses: addresses, start: start, quiet: parsed.flag("quiet"), connection: connection, signals: signals)
+            addresses: addresses, transport: transport, start: start, quiet: parsed.flag("quiet"),
+            connection: connection, signals: signals)
         return streamer.run()
     }
 }
@@ -165,6 +167,7 @@ final class Streamer {
     private let loop: Bool
     private let duration: Duration?
     private let addresses: [ServerAddress]
+    private let transport: ClientTransport
     private let start: StartSession
     private let quiet: Bool
     private let clock = ContinuousClock()
@@ -187,7 +190,8 @@ final class Streamer {
 
     init(
         frames: [InputImage], orientation: Orientation?, fps: Double, loop: Bool, duration: Duration?,
-        addresses: [ServerAddress], start: StartSession, quiet: Bool, connection: LiveConnection,
+        addresses: [ServerAddress], transport: ClientTransport, start: StartSession, quiet: Bool,
+        connection: LiveConnection,
         signals: ShutdownSignals
     ) {
         self.signals = signals
@@ -197,6 +201,7 @@ final class Streamer {
         self.loop = loop
         self.duration = duration
         self.addresses = addresses
+        self.transport = transport
         self.start = start
         self.quiet = quiet
         self.connection = connection
@@ -437,7 +442,7 @@ final class Streamer {
 
     private func reconnect() {
         do {
-            let fresh = try LiveConnection(addresses: addresses, start: start)
+            let fresh = try LiveConnection(addresses: addresses, start: start, transport: transport)
             connection = fresh
             reconnectAt = nil
             backoff.reset()

@@ -8,7 +8,7 @@ enum VersionCommand {
     static let command = Command(
         name: "version", abstract: "Print the client's version and the server's.",
         options: [
-            serverOption,
+            serverOption, transportOption,
             .flag("client", help: "Print the client's version only, without contacting a server."),
         ],
         exitCodes: [
@@ -23,7 +23,7 @@ enum VersionCommand {
         let addresses = try serverAddresses(parsed)
         StandardStream.output.write("legible \(clientVersion) (protocol \(legibleProtocolVersion))\n")
         if parsed.flag("client") { return .success }
-        let session = try BlockingSession(addresses: addresses)
+        let session = try BlockingSession(addresses: addresses, transport: try clientTransport(parsed))
         let started = session.started
         session.end()
         var out =

@@ -93,6 +93,19 @@ def test_prints_text(server):
     assert out.stderr == ""
 
 
+def test_recognize_and_ping_over_grpc_answer_as_over_the_framed_protocol(server):
+    """--transport grpc: the same session as a gRPC Recognizer/Stream call (the same listener)."""
+    framed = run("recognize", "--server", server.address, "--format", "json", LABEL)
+    grpc = run("recognize", "--server", server.address, "--transport", "grpc", "--format", "json", LABEL)
+    assert framed.returncode == 0 and grpc.returncode == 0, grpc.stderr
+    want, got = json.loads(framed.stdout), json.loads(grpc.stdout)
+    assert got["text"] == want["text"] and got["status"] == "FRAME_STATUS_RECOGNIZED"
+    ping = run("ping", "--server", server.address, "--transport", "grpc", "--count", "2")
+    assert ping.returncode == 0 and "2 pings, 2 pongs" in ping.stdout, ping.stdout + ping.stderr
+    bad = run("recognize", "--server", server.address, "--transport", "http", LABEL)
+    assert bad.returncode == 64 and "--transport" in bad.stderr
+
+
 def test_reads_standard_input(server):
     with open(LABEL, "rb") as f:
         out = run("recognize", "--server", server.address, "-", stdin=f.read())

@@ -185,6 +185,19 @@ def test_overload_drops_and_keeps_latency_bounded():
     assert report["fairness"]["jain_index"] >= 0.9, report["fairness"]
 
 
+def test_grpc_sessions_are_accounted_as_framed_ones(calibrated):
+    """--transport grpc: each session a gRPC Recognizer/Stream call; every frame answered and
+    the books balance as with the framed protocol; the report names the transport."""
+    result, report, _ = run_json(calibrated, "--transport", "grpc", "--sessions", "2", "--fps", f"{STEADY_FPS:g}",
+                                 "--duration", f"{STEADY_SECONDS:g}")
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert_accounted(report)
+    c = report["counts"]
+    assert c["unanswered"] == 0 and c["failed"] == 0 and c["recognized"] > 0, c
+    assert report["configuration"]["server"].endswith("(gRPC)")
+    assert report["session_errors"] == 0 and report["summary_mismatches"] == 0
+
+
 def test_max_frames_bounds_the_count(calibrated):
     result, report, _ = run_json(calibrated, "--sessions", "3", "--fps", "10", "--duration", "5", "--max-frames", "7")
     assert result.returncode == 0, result.stderr
