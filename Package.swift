@@ -113,7 +113,9 @@ let package = Package(
         .target(name: "LegibleTLS", dependencies: ["LegibleCore", "LegibleSockets", "COpenSSL"], swiftSettings: strict),
         .target(
             name: "LegibleClient",
-            dependencies: ["LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSockets", "LegibleHTTP2"],
+            dependencies: [
+                "LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSockets", "LegibleHTTP2", "LegibleTLS",
+            ],
             swiftSettings: strict),
 
         // Programs.
@@ -124,14 +126,14 @@ let package = Package(
             name: "legible",
             dependencies: [
                 "LegibleClient", "LegibleCommandLine", "LegibleCore", "LegibleWire", "LegibleImaging", "LegibleSockets",
-                "CLeptonica", "CLinux",
+                "LegibleTLS", "CLeptonica", "CLinux",
             ],
             path: "clients/legible", swiftSettings: strict),
         .executableTarget(
             name: "legible-load",
             dependencies: [
                 "LegibleLoadCore", "LegibleSockets", "LegibleWire", "LegibleWireProtobuf", "LegibleCommandLine",
-                "LegibleCore", "LegibleClient", "CTurboJPEG", "CLinux",
+                "LegibleCore", "LegibleClient", "LegibleTLS", "CTurboJPEG", "CLinux",
             ],
             path: "clients/legible-load", swiftSettings: strict),
         .executableTarget(

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """gRPC over HTTP/2 against the framed protocol, same server, same frames, one run
-(make bench-grpc, ~5 min).
+(make bench-grpc, ~6 min).
 
 One legibled (release, --workers 2 --replicas-per-script 2) serves both protocols on one Unix
 socket and, under TLS (a certificate made here with the openssl command), on one loopback TCP
@@ -10,10 +10,10 @@ socket and TLS on TCP; the order flips every round, so the machine's other users
               milliseconds per frame, grpcio's Stream call against the framed Python client;
   saturated   4 sessions at once, each sending its next frame as soon as the last is answered
               (closed loop): frames answered per second.
-  overload    (after the rounds, once per transport) legible-load's 2 x cores sessions offered
-              4 x the saturated framed rate, open loop, for --overload-seconds: result age
-              p50/p99 (how old the text a camera sees is) and the frames' outcomes, framed
-              against --transport grpc.
+  overload    (after the rounds, once per transport, cleartext then TLS) legible-load's 2 x cores
+              sessions offered 4 x the saturated framed rate, open loop, for --overload-seconds:
+              result age p50/p99 (how old the text a camera sees is) and the frames' outcomes,
+              framed against --transport grpc.
 The frame is the 720p camera JPEG of the tests (Tests/Fixtures/camera-720p.jpg), read every
 time (recognize_unchanged). Reports the medians over rounds and the ratios gRPC / framed, in
 cleartext and under TLS.
@@ -138,16 +138,17 @@ def saturated(make, sessions, seconds):
     return sum(counts) / elapsed
 
 
-def overload(load_binary, path, transport, sessions, fps, seconds, folder):
-    """legible-load's result age (ms) and counts at `sessions` x `fps` over `transport`."""
+def overload(load_binary, server, transport, sessions, fps, seconds, folder, tls_ca=None):
+    """legible-load's result age (ms) and counts at `sessions` x `fps` over `transport` to
+    `server` (with `tls_ca`, under TLS)."""
     frames = os.path.join(folder, "frames")
     os.makedirs(frames, exist_ok=True)
     with open(os.path.join(frames, "camera.jpg"), "wb") as f:
         f.write(FRAME)
-    report_path = os.path.join(folder, "load-%s.json" % transport)
-    argv = [load_binary, "--server", "unix:" + path, "--transport", transport, "--sessions", str(sessions),
+    report_path = os.path.join(folder, "load-%s%s.json" % (transport, "-tls" if tls_ca else ""))
+    argv = [load_binary, "--server", server, "--transport", transport, "--sessions", str(sessions),
             "--fps", "%g" % fps, "--duration", "%g" % seconds, "--frames", frames, "--recognize-unchanged",
-            "--json", report_path]
+            "--json", report_path] + (["--tls-ca", tls_ca] if tls_ca else [])
     print("$ " + " ".join(argv), file=sys.stderr)
     subprocess.run(argv, capture_output=True, timeout=seconds + 120)
     with open(report_path) as f:
@@ -211,9 +212,14 @@ def main():
         load_binary = os.path.join(os.path.dirname(args.legibled), "legible-load")
         capacity = statistics.median(throughput["framed"])
         load_sessions = 2 * (os.cpu_count() or 2)
-        overloaded = {transport: overload(load_binary, path, transport, load_sessions,
-                                          4 * capacity / load_sessions, args.overload_seconds, folder)
-                      for transport in ("framed", "grpc")}
+        overloaded = {}
+        for transport in ("framed", "grpc"):
+            overloaded[transport] = overload(load_binary, "unix:" + path, transport, load_sessions,
+                                             4 * capacity / load_sessions, args.overload_seconds, folder)
+        for transport in ("framed", "grpc"):
+            overloaded[transport + "+tls"] = overload(
+                load_binary, "tcp:127.0.0.1:%d" % port, transport, load_sessions, 4 * capacity / load_sessions,
+                args.overload_seconds, folder, tls_ca=certificate)
     finally:
         server.terminate()
         server.wait(30)
@@ -239,9 +245,11 @@ def main():
         print("overload (4 x %.1f frames/s offered), %s: result age p50 %.0f ms, p99 %.0f ms, counts %s" % (
             capacity, transport, row["result_age_p50_ms"], row["result_age_p99_ms"],
             {k: row["counts"][k] for k in ("sent", "recognized", "dropped", "skipped", "failed", "unanswered")}))
-    print("overload, gRPC/framed result age: p50 %.3f, p99 %.3f" % (
-        overloaded["grpc"]["result_age_p50_ms"] / overloaded["framed"]["result_age_p50_ms"],
-        overloaded["grpc"]["result_age_p99_ms"] / overloaded["framed"]["result_age_p99_ms"]))
+    for suffix in ("", "+tls"):
+        framed, grpc_row = overloaded["framed" + suffix], overloaded["grpc" + suffix]
+        print("overload%s, gRPC/framed result age: p50 %.3f, p99 %.3f" % (
+            " under TLS" if suffix else "", grpc_row["result_age_p50_ms"] / framed["result_age_p50_ms"],
+            grpc_row["result_age_p99_ms"] / framed["result_age_p99_ms"]))
     print("TLS over cleartext, one stream: framed %.3f, gRPC %.3f" % (
         figures["one_stream_ms"]["framed+tls"] / figures["one_stream_ms"]["framed"],
         figures["one_stream_ms"]["grpc+tls"] / figures["one_stream_ms"]["grpc"]))

@@ -1,6 +1,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
 
 /* What Swift cannot call directly: macros of OpenSSL's API, and the ALPN callback. */
 
@@ -35,4 +36,9 @@ static int legible_alpn_select(SSL *ssl, const unsigned char **out, unsigned cha
 
 static inline void legible_ssl_ctx_select_h2(SSL_CTX *context) {
   SSL_CTX_set_alpn_select_cb(context, legible_alpn_select, NULL);
+}
+
+/* A client's server name: SNI in its ClientHello (a macro in OpenSSL's API). */
+static inline int legible_ssl_set_server_name(SSL *ssl, const char *name) {
+  return (int)SSL_set_tlsext_host_name(ssl, name);
 }

@@ -1,5 +1,6 @@
 public import LegibleCore
 internal import LegibleSockets
+public import LegibleTLS
 public import LegibleWire
 internal import LegibleWireProtobuf
 
@@ -10,12 +11,13 @@ public final class ClientConnection {
     public let address: ServerAddress
 
     /// Connects to the first of `addresses` that answers, and speaks `transport` there.
-    public init(addresses: [ServerAddress], transport: ClientTransport = .framed, maxMessageBytes: Int = 64 << 20)
-        throws(LegibleError)
-    {
+    public init(
+        addresses: [ServerAddress], transport: ClientTransport = .framed, tls: TLSClientContext? = nil,
+        maxMessageBytes: Int = 64 << 20
+    ) throws(LegibleError) {
         let (socket, address) = try Socket.connect(toFirstOf: addresses)
         self.address = address
-        stream = try transport.stream(on: socket, address: address, maxMessageBytes: maxMessageBytes)
+        stream = try transport.stream(on: socket, address: address, maxMessageBytes: maxMessageBytes, tls: tls)
     }
 
     public func send(_ message: ClientMessage) throws(LegibleError) {

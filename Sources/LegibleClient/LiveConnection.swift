@@ -1,6 +1,7 @@
 internal import Glibc
 public import LegibleCore
 internal import LegibleSockets
+public import LegibleTLS
 public import LegibleWire
 internal import LegibleWireProtobuf
 
@@ -25,11 +26,11 @@ public final class LiveConnection {
     ///   the session.
     public init(
         addresses: [ServerAddress], start: StartSession, transport: ClientTransport = .framed,
-        maxMessageBytes: Int = 64 << 20
+        tls: TLSClientContext? = nil, maxMessageBytes: Int = 64 << 20
     ) throws(LegibleError) {
         let (socket, address) = try Socket.connect(toFirstOf: addresses)
         self.address = address
-        stream = try transport.stream(on: socket, address: address, maxMessageBytes: maxMessageBytes)
+        stream = try transport.stream(on: socket, address: address, maxMessageBytes: maxMessageBytes, tls: tls)
         stream.enqueue(ProtobufCodec.encode(ClientMessage.start(start)))
         try stream.flush()
         guard let payload = try stream.receiveMessage() else {

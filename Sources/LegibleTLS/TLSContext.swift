@@ -49,7 +49,9 @@ public final class TLSContext: @unchecked Sendable {
     /// A server session on `socket`, a connection just accepted (non-blocking): the handshake
     /// runs as its first bytes are read.
     public func serverSession(on socket: Socket) throws(LegibleError) -> TLSSession {
-        try TLSSession(context: self, handle: context, descriptor: socket.descriptor)
+        let session = try TLSSession(owner: self, handle: context, descriptor: socket.descriptor)
+        session.acceptAsServer()
+        return session
     }
 
     /// OpenSSL's error queue, oldest first, emptied.
@@ -69,21 +71,22 @@ public final class TLSContext: @unchecked Sendable {
 /// write that needs the other direction first (the handshake) says "would block" and is tried
 /// again on the next event.
 public final class TLSSession: SocketFilter {
-    private let ssl: OpaquePointer
+    fileprivate let ssl: OpaquePointer
     /// Keeps the context alive as long as the session (OpenSSL counts it too).
-    private let context: TLSContext
+    private let owner: AnyObject
 
-    fileprivate init(context: TLSContext, handle: OpaquePointer, descriptor: Int32) throws(LegibleError) {
+    fileprivate init(owner: AnyObject, handle: OpaquePointer, descriptor: Int32) throws(LegibleError) {
         guard let ssl = SSL_new(handle) else {
             throw LegibleError(.internal, "TLS: cannot make a session: \(TLSContext.lastError())")
         }
         self.ssl = ssl
-        self.context = context
+        self.owner = owner
         guard SSL_set_fd(ssl, descriptor) == 1 else {
             throw LegibleError(.internal, "TLS: cannot attach the socket: \(TLSContext.lastError())")
         }
-        SSL_set_accept_state(ssl)
     }
+
+    fileprivate func acceptAsServer() { SSL_set_accept_state(ssl) }
 
     deinit { SSL_free(ssl) }
 
@@ -125,4 +128,75 @@ public final class TLSSession: SocketFilter {
     }
 
     public var hasBufferedInput: Bool { SSL_pending(ssl) > 0 }
+}
+
+/// A client's TLS setup (`legible --tls-ca`, `legible-load --tls-ca`): the CA that signs the
+/// server's certificate, the server's name checked against it, optionally a certificate of the
+/// client's own for mutual TLS, and ALPN `h2` when the client speaks gRPC.
+public final class TLSClientContext: @unchecked Sendable {
+    // @unchecked: as TLSContext, set up once and then only read.
+    private let context: OpaquePointer
+
+    public init(certificateAuthority: String, certificateChain: String? = nil, privateKey: String? = nil, http2: Bool)
+        throws(LegibleError)
+    {
+        guard let context = SSL_CTX_new(TLS_client_method()) else {
+            throw LegibleError(.internal, "TLS: cannot make a context: \(TLSContext.lastError())")
+        }
+        self.context = context
+        guard legible_ssl_ctx_require_tls12(context) == 1 else {
+            throw LegibleError(.internal, "TLS: cannot require TLS 1.2: \(TLSContext.lastError())")
+        }
+        legible_ssl_ctx_set_nonblocking_writes(context)
+        guard SSL_CTX_load_verify_locations(context, certificateAuthority, nil) == 1 else {
+            throw LegibleError(.invalidArgument, "--tls-ca \(certificateAuthority): \(TLSContext.lastError())")
+        }
+        SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        if let certificateChain, let privateKey {
+            guard SSL_CTX_use_certificate_chain_file(context, certificateChain) == 1,
+                SSL_CTX_use_PrivateKey_file(context, privateKey, SSL_FILETYPE_PEM) == 1,
+                SSL_CTX_check_private_key(context) == 1
+            else {
+                throw LegibleError(
+                    .invalidArgument, "--tls-cert/--tls-key \(certificateChain): \(TLSContext.lastError())")
+            }
+        }
+        if http2 {
+            let h2: [UInt8] = [2, UInt8(ascii: "h"), UInt8(ascii: "2")]
+            // 0 is success here (unlike the rest of OpenSSL's API).
+            guard SSL_CTX_set_alpn_protos(context, h2, UInt32(h2.count)) == 0 else {
+                throw LegibleError(.internal, "TLS: cannot offer ALPN h2: \(TLSContext.lastError())")
+            }
+        }
+    }
+
+    deinit { SSL_CTX_free(context) }
+
+    private static func isAddress(_ host: String) -> Bool {
+        var address = in6_addr()
+        return inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1
+    }
+
+    /// A client session on `socket` (connected, blocking): the handshake runs now, and the
+    /// server's certificate must be valid for `serverName`.
+    ///
+    /// - Throws: `.unavailable` with OpenSSL's reason when the handshake fails (an unknown
+    ///   CA, a name that does not match, a server that wants a client certificate).
+    public func clientSession(on socket: Socket, serverName: String) throws(LegibleError) -> TLSSession {
+        let session = try TLSSession(owner: self, handle: context, descriptor: socket.descriptor)
+        // An address (tcp:127.0.0.1:…) is checked against the certificate's IP addresses and
+        // sent without SNI (which names hosts only); a name against its DNS names.
+        let named =
+            Self.isAddress(serverName)
+            ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(session.ssl), serverName) == 1
+            : legible_ssl_set_server_name(session.ssl, serverName) == 1 && SSL_set1_host(session.ssl, serverName) == 1
+        guard named else {
+            throw LegibleError(.internal, "TLS: cannot set the server name: \(TLSContext.lastError())")
+        }
+        ERR_clear_error()
+        guard SSL_connect(session.ssl) == 1 else {
+            throw LegibleError(.unavailable, "TLS handshake with \(serverName) failed: \(TLSContext.lastError())")
+        }
+        return session
+    }
 }

@@ -88,7 +88,8 @@ final class LoadRunner: LoadSessionDelegate {
         signals = try ShutdownSignalHandler(loop: loop) { [unowned self] _ in self.interrupt() }
         for (index, socket) in sockets.enumerated() {
             let script = settings.scripts[index % settings.scripts.count]
-            let stream = try settings.transport.stream(on: socket, address: address, maxMessageBytes: 64 << 20)
+            let stream = try settings.transport.stream(
+                on: socket, address: address, maxMessageBytes: 64 << 20, tls: settings.tls)
             let session = LoadSession(index: index, script: script, stream: stream, loop: loop, delegate: self)
             var options = settings.options
             options.scripts = [.known(script)]

@@ -2,6 +2,7 @@ internal import LegibleClient
 internal import LegibleCommandLine
 internal import LegibleCore
 internal import LegibleLoadCore
+internal import LegibleTLS
 internal import LegibleWire
 
 /// `legible-load`'s command line: declared once, so `--help` and parsing agree.
@@ -70,6 +71,12 @@ let loadCommand = Command(
                 "framed (Legible's own framing) or grpc (each session a gRPC Recognizer/Stream call over HTTP/2, "
                 + "on a connection of its own).",
             default: "framed"),
+        .value(
+            "tls-ca", valueName: "path",
+            help: "Speak TLS to a tcp: --server whose certificate this CA (PEM) signed, for the host named.",
+            default: "cleartext"),
+        .value("tls-cert", valueName: "path", help: "With --tls-ca: the sessions' client certificate (mutual TLS)."),
+        .value("tls-key", valueName: "path", help: "The private key of --tls-cert."),
         .flag("allow-remote", help: "Allow a TCP target that is not this machine."),
         .value(
             "server-pid", valueName: "pid",
@@ -106,6 +113,8 @@ struct LoadSettings {
     var addresses: [ServerAddress]
     /// How the sessions speak to the server (`--transport`).
     var transport: ClientTransport
+    /// TLS to the server (`--tls-ca`), or nil for cleartext.
+    var tls: TLSClientContext?
     var scripts: [Script]
     var options: RecognitionOptions
     /// The session options as given, for the report.
@@ -148,6 +157,20 @@ struct LoadSettings {
             throw usage("--transport: expected framed or grpc, got \(transportName)")
         }
         self.transport = transport
+        if parsed.isSet("tls-ca") {
+            guard parsed.isSet("tls-cert") == parsed.isSet("tls-key") else {
+                throw usage("--tls-cert and --tls-key go together")
+            }
+            do throws(LegibleError) {
+                tls = try TLSClientContext(
+                    certificateAuthority: parsed.value("tls-ca")!, certificateChain: parsed.value("tls-cert"),
+                    privateKey: parsed.value("tls-key"), http2: transport == .grpc)
+            } catch {
+                throw usage(error.message)
+            }
+        } else {
+            tls = nil
+        }
         if parsed.isSet("server") {
             do throws(LegibleError) {
                 addresses = [try ServerAddress(parsing: parsed.value("server")!)]

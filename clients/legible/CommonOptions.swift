@@ -2,6 +2,7 @@ import Foundation
 import LegibleClient
 import LegibleCommandLine
 import LegibleCore
+import LegibleTLS
 import LegibleWire
 
 /// The client's version, printed by `legible version` and sent as the session's client name.
@@ -63,6 +64,38 @@ let transportOption = Option.value(
         "framed (Legible's own framing) or grpc (the same session as a gRPC Recognizer/Stream call over HTTP/2); "
         + "every listener serves both.",
     default: "framed")
+
+/// TLS to a server's TCP listener (`legibled --tls-cert`).
+let tlsOptions: [Option] = [
+    .value(
+        "tls-ca", valueName: "path",
+        help: "Speak TLS to a tcp: --server whose certificate this CA (PEM) signed, for the host named.",
+        default: "cleartext"),
+    .value(
+        "tls-cert", valueName: "path", help: "With --tls-ca: this client's certificate (mutual TLS).", default: "none"),
+    .value("tls-key", valueName: "path", help: "The private key of --tls-cert.", default: "none"),
+]
+
+/// The client's TLS (`--tls-ca`, and `--tls-cert`/`--tls-key` for mutual TLS), or nil for cleartext.
+func clientTLS(_ parsed: ParsedCommandLine, transport: ClientTransport) throws(CLIFailure) -> TLSClientContext? {
+    func given(_ name: String) -> String? { parsed.isSet(name) ? parsed.value(name) : nil }
+    guard let authority = given("tls-ca") else {
+        if given("tls-cert") != nil || given("tls-key") != nil {
+            throw .usage("--tls-cert and --tls-key need --tls-ca")
+        }
+        return nil
+    }
+    guard (given("tls-cert") == nil) == (given("tls-key") == nil) else {
+        throw .usage("--tls-cert and --tls-key go together")
+    }
+    do {
+        return try TLSClientContext(
+            certificateAuthority: authority, certificateChain: given("tls-cert"), privateKey: given("tls-key"),
+            http2: transport == .grpc)
+    } catch {
+        throw .usage(error.message)
+    }
+}
 
 /// `--transport`: how to speak to the server.
 func clientTransport(_ parsed: ParsedCommandLine) throws(CLIFailure) -> ClientTransport {

@@ -12,6 +12,7 @@ enum PingCommand {
             "Starts a session, sends --count pings one after another (each awaits its pong) and prints each round trip, then the minimum, mean and maximum.",
         options: [
             serverOption, transportOption,
+        ] + tlsOptions + [
             .value("count", short: "c", valueName: "n", help: "Pings to send.", default: "4"),
             .value("interval", short: "i", valueName: "seconds", help: "Wait between pings.", default: "1"),
         ],
@@ -32,8 +33,10 @@ enum PingCommand {
         guard let interval = Double(parsed.value("interval") ?? ""), interval >= 0 else {
             throw .usage("--interval takes seconds, 0 or more, not '\(parsed.value("interval") ?? "")'")
         }
+        let transport = try clientTransport(parsed)
         let session = try BlockingSession(
-            addresses: try serverAddresses(parsed), transport: try clientTransport(parsed))
+            addresses: try serverAddresses(parsed), transport: transport,
+            tls: try clientTLS(parsed, transport: transport))
         StandardStream.output.write(
             "PING \(session.connection.address): session \(session.started.sessionID), legibled \(session.started.serverVersion)\n"
         )

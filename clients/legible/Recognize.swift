@@ -17,6 +17,7 @@ enum RecognizeCommand {
             """,
         options: [
             serverOption, transportOption,
+        ] + tlsOptions + [
             .value(
                 "format", valueName: "format",
                 help:
@@ -60,8 +61,10 @@ enum RecognizeCommand {
         for name in parsed.positionals { inputs.append(try InputImage(name)) }
         let annotations = try annotationPaths(parsed, inputs: inputs)
 
+        let transport = try clientTransport(parsed)
         let session = try BlockingSession(
-            addresses: addresses, transport: try clientTransport(parsed), options: options)
+            addresses: addresses, transport: transport, tls: try clientTLS(parsed, transport: transport),
+            options: options)
         let maxMessageBytes = session.started.limits.maxMessageBytes
         var progress = ProgressBar(total: inputs.count)
         defer { progress.finish() }  // also when the connection breaks (exit 2)

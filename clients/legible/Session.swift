@@ -1,5 +1,6 @@
 import LegibleClient
 import LegibleCore
+import LegibleTLS
 import LegibleWire
 
 /// A blocking session with the server, for the commands that await each answer
@@ -13,11 +14,11 @@ struct BlockingSession {
     /// - Throws: exit 2 when no server answers or it refuses for want of capacity
     ///   (UNAVAILABLE); exit 1 when it refuses the session for another reason.
     init(
-        addresses: [ServerAddress], transport: ClientTransport = .framed,
+        addresses: [ServerAddress], transport: ClientTransport = .framed, tls: TLSClientContext? = nil,
         options: RecognitionOptions = RecognitionOptions()
     ) throws(CLIFailure) {
         do {
-            connection = try ClientConnection(addresses: addresses, transport: transport)
+            connection = try ClientConnection(addresses: addresses, transport: transport, tls: tls)
         } catch {
             throw CLIFailure(.unavailable, error.message)
         }

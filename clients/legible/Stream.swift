@@ -4,6 +4,7 @@ import LegibleClient
 import LegibleCommandLine
 import LegibleCore
 import LegibleSockets
+import LegibleTLS
 import LegibleWire
 
 /// `legible stream DIR|GLOB --fps N`: sends a sequence of images as a live camera does and
@@ -28,6 +29,7 @@ enum StreamCommand {
             """,
         options: [
             serverOption, transportOption,
+        ] + tlsOptions + [
             .value("fps", valueName: "n", help: "Frames per second (may be fractional).", default: "10"),
             .flag("loop", help: "Start over after the last image (until --duration or Ctrl-C)."),
             .value("duration", valueName: "seconds", help: "Stop after this long."),
@@ -54,6 +56,7 @@ enum StreamCommand {
         let orientation = try parseOrientation(parsed)
         let addresses = try serverAddresses(parsed)
         let transport = try clientTransport(parsed)
+        let tls = try clientTLS(parsed, transport: transport)
         guard let fps = Double(parsed.value("fps") ?? ""), fps > 0, fps <= 1000 else {
             throw .usage(
                 "--fps takes a number of frames a second above 0 (up to 1000), not '\(parsed.value("fps") ?? "")'")
@@ -86,7 +89,7 @@ enum StreamCommand {
         let start = StartSession(clientName: clientName, options: options)
         let connection: LiveConnection
         do {
-            connection = try LiveConnection(addresses: addresses, start: start, transport: transport)
+            connection = try LiveConnection(addresses: addresses, start: start, transport: transport, tls: tls)
         } catch {
             throw CLIFailure(error.code == .unavailable ? .unavailable : .failure, error.message)
         }
@@ -100,7 +103,7 @@ enum StreamCommand {
         }
         let streamer = Streamer(
             frames: frames, orientation: orientation, fps: fps, loop: parsed.flag("loop"), duration: duration,
-            addresses: addresses, transport: transport, start: start, quiet: parsed.flag("quiet"),
+            addresses: addresses, transport: transport, tls: tls, start: start, quiet: parsed.flag("quiet"),
             connection: connection, signals: signals)
         return streamer.run()
     }
@@ -168,6 +171,7 @@ final class Streamer {
     private let duration: Duration?
     private let addresses: [ServerAddress]
     private let transport: ClientTransport
+    private let tls: TLSClientContext?
     private let start: StartSession
     private let quiet: Bool
     private let clock = ContinuousClock()
@@ -190,7 +194,8 @@ final class Streamer {
 
     init(
         frames: [InputImage], orientation: Orientation?, fps: Double, loop: Bool, duration: Duration?,
-        addresses: [ServerAddress], transport: ClientTransport, start: StartSession, quiet: Bool,
+        addresses: [ServerAddress], transport: ClientTransport, tls: TLSClientContext?, start: StartSession,
+        quiet: Bool,
         connection: LiveConnection,
         signals: ShutdownSignals
     ) {
@@ -202,6 +207,7 @@ final class Streamer {
         self.duration = duration
         self.addresses = addresses
         self.transport = transport
+        self.tls = tls
         self.start = start
         self.quiet = quiet
         self.connection = connection
@@ -442,7 +448,7 @@ final class Streamer {
 
     private func reconnect() {
         do {
-            let fresh = try LiveConnection(addresses: addresses, start: start, transport: transport)
+            let fresh = try LiveConnection(addresses: addresses, start: start, transport: transport, tls: tls)
             connection = fresh
             reconnectAt = nil
             backoff.reset()

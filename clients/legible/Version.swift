@@ -9,7 +9,8 @@ enum VersionCommand {
         name: "version", abstract: "Print the client's version and the server's.",
         options: [
             serverOption, transportOption,
-            .flag("client", help: "Print the client's version only, without contacting a server."),
+        ] + tlsOptions + [
+            .flag("client", help: "Print the client's version only, without contacting a server.")
         ],
         exitCodes: [
             ExitCodeHelp(ExitCode.success.rawValue, "Printed."),
@@ -23,7 +24,9 @@ enum VersionCommand {
         let addresses = try serverAddresses(parsed)
         StandardStream.output.write("legible \(clientVersion) (protocol \(legibleProtocolVersion))\n")
         if parsed.flag("client") { return .success }
-        let session = try BlockingSession(addresses: addresses, transport: try clientTransport(parsed))
+        let transport = try clientTransport(parsed)
+        let session = try BlockingSession(
+            addresses: addresses, transport: transport, tls: try clientTLS(parsed, transport: transport))
         let started = session.started
         session.end()
         var out =

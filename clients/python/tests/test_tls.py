@@ -220,3 +220,36 @@ def test_bad_tls_settings_stop_the_server_with_a_reason(flags, message):
     out = subprocess.run([binary, "--listen", f"tcp:127.0.0.1:{free_port()}", *flags], capture_output=True,
                          text=True, timeout=60)
     assert out.returncode in (1, 64) and message in out.stderr, out.stderr
+
+
+def test_legible_and_legible_load_speak_tls_over_both_transports(pki):
+    """`--tls-ca` in the Swift clients: the server's certificate checked for the address asked
+    (here 127.0.0.1, an IP address in the certificate), ALPN h2 offered for gRPC."""
+    import json
+    from test_cli import LABEL, LEGIBLE, truth_lines
+    from test_load import LOAD, assert_accounted
+    s = tls_server(pki, "--tls-client-ca", path(pki, "clientca.pem"))
+    try:
+        server = f"tcp:127.0.0.1:{s.port}"
+        mutual = ["--tls-ca", path(pki, "ca.pem"), "--tls-cert", path(pki, "client.pem"), "--tls-key",
+                  path(pki, "client.key")]
+        for transport in ("framed", "grpc"):
+            out = subprocess.run([LEGIBLE, "recognize", "--server", server, "--transport", transport, *mutual, LABEL],
+                                 capture_output=True, text=True, timeout=60)
+            assert out.returncode == 0, out.stderr
+            assert out.stdout.splitlines() == truth_lines("label-640x480.json")
+        # A CA that did not sign the server's certificate: refused at the handshake, exit 2.
+        wrong = subprocess.run([LEGIBLE, "ping", "--server", server, "--tls-ca", path(pki, "clientca.pem"),
+                                "--tls-cert", path(pki, "client.pem"), "--tls-key", path(pki, "client.key")],
+                               capture_output=True, text=True, timeout=60)
+        assert wrong.returncode == 2 and "TLS handshake" in wrong.stderr, wrong.stderr
+        report_path = os.path.join(os.path.dirname(path(pki, "ca.pem")), "load.json")
+        load = subprocess.run([LOAD, "--server", server, "--transport", "grpc", *mutual, "--sessions", "2", "--fps",
+                               "2", "--duration", "2", "--json", report_path], capture_output=True, text=True,
+                              timeout=120)
+        assert load.returncode == 0, load.stdout + load.stderr
+        report = json.load(open(report_path))
+        assert_accounted(report)
+        assert report["counts"]["unanswered"] == 0 and report["counts"]["recognized"] > 0
+    finally:
+        s.stop()
