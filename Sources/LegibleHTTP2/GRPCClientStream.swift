@@ -27,10 +27,9 @@ public final class GRPCClientStream: MessageStream {
     /// Request bytes handed to nghttp2 since the start, and those of them written to the socket.
     private var handedOver = 0
     private var written = 0
-    /// Bytes nghttp2 produced that the socket has not taken, from `pendingOffset` on, and how
-    /// many request bytes they carry.
-    private var pending: [UInt8] = []
-    private var pendingOffset = 0
+    /// Bytes nghttp2 produced that the socket has not taken, and where in them each piece that
+    /// carries request bytes ends.
+    private var pending = UnsentBytes()
     private var pendingRequestBytes: [(endOffset: Int, requestBytes: Int)] = []
     private var deferred = false
     /// The call's status once the server's trailers arrived (`grpc-status`, `grpc-message`).
@@ -93,28 +92,22 @@ public final class GRPCClientStream: MessageStream {
     }
 
     public var hasQueuedBytes: Bool {
-        requestOffset < request.count || pendingOffset < pending.count || nghttp2_session_want_write(session) != 0
+        requestOffset < request.count || !pending.isEmpty || nghttp2_session_want_write(session) != 0
     }
 
     @discardableResult
     public func flush(sent: (Int) -> Void) throws(LegibleError) -> Int {
         var total = 0
         while true {
-            if pendingOffset == pending.count {
+            if pending.isEmpty {
                 try produce()
                 if pending.isEmpty { break }
             }
-            let offset = pendingOffset
-            let count = try pending.withUnsafeBytes { raw in
-                Result { () throws(LegibleError) -> Int in
-                    try socket.send(UnsafeRawBufferPointer(rebasing: raw[offset...]))
-                }
-            }.get()
+            let count = try pending.send(to: socket)
             if count == 0 { break }
-            pendingOffset += count
             total += count
             // Request bytes count as written once the frame that carries them is.
-            while let first = pendingRequestBytes.first, first.endOffset <= pendingOffset {
+            while let first = pendingRequestBytes.first, first.endOffset <= pending.offset {
                 written += first.requestBytes
                 pendingRequestBytes.removeFirst()
             }
@@ -128,9 +121,9 @@ public final class GRPCClientStream: MessageStream {
 
     /// What nghttp2 has to send now, with the request bytes each piece carries.
     private func produce() throws(LegibleError) {
-        pending.removeAll(keepingCapacity: true)
-        pendingOffset = 0
+        var produced: [UInt8] = []
         pendingRequestBytes.removeAll()
+        defer { pending.replace(with: produced) }
         while true {
             let before = handedOver
             var chunk: UnsafePointer<UInt8>?
@@ -139,8 +132,8 @@ public final class GRPCClientStream: MessageStream {
                 throw LegibleError(.unavailable, "HTTP/2: \(HTTP2ServerConnection.message(Int32(count)))")
             }
             guard count > 0, let chunk else { return }
-            pending.append(contentsOf: UnsafeBufferPointer(start: chunk, count: count))
-            if handedOver > before { pendingRequestBytes.append((pending.count, handedOver - before)) }
+            produced.append(contentsOf: UnsafeBufferPointer(start: chunk, count: count))
+            if handedOver > before { pendingRequestBytes.append((produced.count, handedOver - before)) }
         }
     }
 

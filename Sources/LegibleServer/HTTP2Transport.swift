@@ -29,9 +29,8 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
     private var streams: [Int32: GRPCStream] = [:]
     /// Calls of the health and reflection services, by stream id.
     private var serviceCalls: [Int32: GRPCServiceCall] = [:]
-    /// Bytes nghttp2 produced that the socket has not taken yet, from `pendingOffset` on.
-    private var pending: [UInt8] = []
-    private var pendingOffset = 0
+    /// Bytes nghttp2 produced that the socket has not taken yet.
+    private var pending = UnsentBytes()
     private let watermarks: WriteWatermarks
     private var isClosed = false
     /// Not read because the server's pool for partial messages is spent (`ReadBudget`).
@@ -65,7 +64,7 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
         if hangup && !isClosed { close(reason: "hang-up") }
     }
 
-    private var readingPaused: Bool { budgetPaused || pending.count - pendingOffset > watermarks.high }
+    private var readingPaused: Bool { budgetPaused || pending.count > watermarks.high }
 
     /// The budget has room again: read on.
     func resumeReading() {
@@ -225,31 +224,24 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
         guard !isClosed else { return }
         do throws(LegibleError) {
             while true {
-                if pendingOffset == pending.count {
-                    pending = try connection.outgoingBytes()
-                    pendingOffset = 0
+                if pending.isEmpty {
+                    pending.replace(with: try connection.outgoingBytes())
                     if pending.isEmpty { break }
                 }
-                let offset = pendingOffset
-                let sent = try pending.withUnsafeBytes { raw in
-                    Result { () throws(LegibleError) -> Int in
-                        try socket.send(UnsafeRawBufferPointer(rebasing: raw[offset...]))
-                    }
-                }.get()
+                let sent = try pending.send(to: socket)
                 if sent == 0 { break }
-                pendingOffset += sent
                 server.metrics.bytes(sent: sent)
             }
         } catch {
             return close(reason: "write error")
         }
         for stream in streams.values { stream.checkBackpressure(watermarks) }
-        if pendingOffset == pending.count {
+        if pending.isEmpty {
             if goingAway && openCalls == 0 { return close(reason: "drained") }
             if connection.isFinished { return close(reason: "HTTP/2 session ended") }
         }
         server.loop.modify(
-            socket.descriptor, readable: !readingPaused, writable: pendingOffset < pending.count)
+            socket.descriptor, readable: !readingPaused, writable: !pending.isEmpty)
     }
 
     private func noteIdle() {

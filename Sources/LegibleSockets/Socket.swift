@@ -343,3 +343,35 @@ extension Socket {
         guard chown(path, uid_t.max, group.pointee.gr_gid) == 0 else { throw .system("chown \(path)") }
     }
 }
+
+/// Bytes made for a socket that it has not taken yet: a non-blocking socket takes what it can,
+/// and the rest waits here for the next writable event (the HTTP/2 transports' output).
+public struct UnsentBytes: Sendable {
+    public private(set) var bytes: [UInt8] = []
+    /// How many of `bytes` the socket has taken.
+    public private(set) var offset = 0
+
+    public init() {}
+
+    /// Everything has been taken.
+    public var isEmpty: Bool { offset == bytes.count }
+    /// Bytes still to send.
+    public var count: Int { bytes.count - offset }
+
+    /// Starts over with `next` (when everything before has been taken).
+    public mutating func replace(with next: [UInt8]) {
+        bytes = next
+        offset = 0
+    }
+
+    /// Sends what `socket` takes now; returns how many bytes (0: it would block).
+    public mutating func send(to socket: Socket) throws(LegibleError) -> Int {
+        let start = offset
+        let sent = try bytes.withUnsafeBytes { raw in
+            Result { () throws(LegibleError) -> Int in try socket.send(UnsafeRawBufferPointer(rebasing: raw[start...]))
+            }
+        }.get()
+        offset += sent
+        return sent
+    }
+}
