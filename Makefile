@@ -121,7 +121,7 @@ profile: release ## callgrind of 10 reads of a 720p frame: the server's own step
 bench-throughput: bench-setup release python-proto ## Saturated frames/s side by side in alternating rounds: line path vs its floor, page path vs its floor (and one decoding every frame) and tesserocr-fifo; where the server's CPU goes (~6 min).
 	python3 bench/throughput.py
 
-bench-grpc: deps release python-proto ## gRPC (grpcio's Stream call) against the framed protocol on one server, same frames, alternating rounds: one-stream ms per frame and saturated frames/s, in cleartext and under TLS, with their ratios; result age under 4x overload with legible-load over each, cleartext and TLS (~6 min).
+bench-grpc: deps release python-proto ## gRPC (grpcio's Stream call) against the framed protocol on one server, same frames, alternating rounds: one-stream ms per frame and saturated frames/s, in cleartext and under TLS, with their ratios; result age under 4x overload with legible-load over each, cleartext and TLS, in alternating rounds (~7 min).
 	python3 bench/grpc_overhead.py --json bench/out/grpc_overhead.json
 
 bench-sessions: release ## Sessions under load with legible-load: overload, fairness, 1,000 sessions, replicas, skipping (~4 min).

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """gRPC over HTTP/2 against the framed protocol, same server, same frames, one run
-(make bench-grpc, ~6 min).
+(make bench-grpc, ~7 min).
 
 One legibled (release, --workers 2 --replicas-per-script 2) serves both protocols on one Unix
 socket and, under TLS (a certificate made here with the openssl command), on one loopback TCP
@@ -10,10 +10,10 @@ socket and TLS on TCP; the order flips every round, so the machine's other users
               milliseconds per frame, grpcio's Stream call against the framed Python client;
   saturated   4 sessions at once, each sending its next frame as soon as the last is answered
               (closed loop): frames answered per second.
-  overload    (after the rounds, once per transport, cleartext then TLS) legible-load's 2 x cores
-              sessions offered 4 x the saturated framed rate, open loop, for --overload-seconds:
-              result age p50/p99 (how old the text a camera sees is) and the frames' outcomes,
-              framed against --transport grpc.
+  overload    (after the rounds, --overload-rounds alternating rounds of the four) legible-load's
+              2 x cores sessions offered 4 x the saturated framed rate, open loop, for
+              --overload-seconds: result age p50/p99 (how old the text a camera sees is; medians
+              over rounds) and the frames' outcomes, framed against --transport grpc.
 The frame is the 720p camera JPEG of the tests (Tests/Fixtures/camera-720p.jpg), read every
 time (recognize_unchanged). Reports the medians over rounds and the ratios gRPC / framed, in
 cleartext and under TLS.
@@ -164,7 +164,8 @@ def main():
     parser.add_argument("--frames", type=int, default=20, help="frames per one-stream run")
     parser.add_argument("--seconds", type=float, default=6, help="length of each saturated run")
     parser.add_argument("--sessions", type=int, default=4, help="sessions of each saturated run")
-    parser.add_argument("--overload-seconds", type=float, default=15, help="length of each overload run")
+    parser.add_argument("--overload-seconds", type=float, default=10, help="length of each overload run")
+    parser.add_argument("--overload-rounds", type=int, default=3, help="alternating overload rounds")
     parser.add_argument("--json", help="write the figures here too")
     args = parser.parse_args()
 
@@ -212,14 +213,21 @@ def main():
         load_binary = os.path.join(os.path.dirname(args.legibled), "legible-load")
         capacity = statistics.median(throughput["framed"])
         load_sessions = 2 * (os.cpu_count() or 2)
-        overloaded = {}
-        for transport in ("framed", "grpc"):
-            overloaded[transport] = overload(load_binary, "unix:" + path, transport, load_sessions,
-                                             4 * capacity / load_sessions, args.overload_seconds, folder)
-        for transport in ("framed", "grpc"):
-            overloaded[transport + "+tls"] = overload(
-                load_binary, "tcp:127.0.0.1:%d" % port, transport, load_sessions, 4 * capacity / load_sessions,
-                args.overload_seconds, folder, tls_ca=certificate)
+        # Alternating rounds, the order flipped each round, as above; the medians over rounds.
+        runs = {name: [] for name in ("framed", "grpc", "framed+tls", "grpc+tls")}
+        for round_index in range(args.overload_rounds):
+            order = list(runs) if round_index % 2 == 0 else list(reversed(runs))
+            for name in order:
+                transport, tls = name.split("+")[0], name.endswith("+tls")
+                runs[name].append(overload(
+                    load_binary, "tcp:127.0.0.1:%d" % port if tls else "unix:" + path, transport, load_sessions,
+                    4 * capacity / load_sessions, args.overload_seconds, folder, tls_ca=certificate if tls else None))
+        overloaded = {name: {
+            "result_age_p50_ms": statistics.median(r["result_age_p50_ms"] for r in rows),
+            "result_age_p99_ms": statistics.median(r["result_age_p99_ms"] for r in rows),
+            "counts": {key: sum(r["counts"][key] for r in rows) for key in rows[0]["counts"]
+                       if isinstance(rows[0]["counts"][key], int) and not isinstance(rows[0]["counts"][key], bool)},
+            "rounds": rows} for name, rows in runs.items()}
     finally:
         server.terminate()
         server.wait(30)
@@ -242,7 +250,8 @@ def main():
             figures["saturated_fps"][grpc_name], throughput_ratio))
     figures["overload"] = overloaded
     for transport, row in overloaded.items():
-        print("overload (4 x %.1f frames/s offered), %s: result age p50 %.0f ms, p99 %.0f ms, counts %s" % (
+        print("overload (4 x %.1f frames/s offered; medians of rounds, counts summed), %s: result age p50 %.0f ms, "
+              "p99 %.0f ms, counts %s" % (
             capacity, transport, row["result_age_p50_ms"], row["result_age_p99_ms"],
             {k: row["counts"][k] for k in ("sent", "recognized", "dropped", "skipped", "failed", "unanswered")}))
     for suffix in ("", "+tls"):
