@@ -1,4 +1,6 @@
 """Legible's Python client: framing and a session over the stock protobuf runtime."""
+from __future__ import annotations
+
 import os
 import socket
 import struct
@@ -24,11 +26,33 @@ def connect(address: str) -> socket.socket:
     return socket.create_connection((host.strip("[]"), int(port)))
 
 
-class Stream:
-    """A client stream: send ClientMessages, read ServerMessages."""
+class TLSFiles:
+    """A client's TLS (legibled --tls-cert on its TCP listeners): the CA that signed the server's
+    certificate and, for mutual TLS, this client's certificate and key (PEM paths)."""
 
-    def __init__(self, address: str):
+    def __init__(self, ca: str, certificate: str | None = None, key: str | None = None) -> None:
+        self.ca, self.certificate, self.key = ca, certificate, key
+
+    def context(self):
+        import ssl
+        context = ssl.create_default_context(cafile=self.ca)
+        if self.certificate:
+            context.load_cert_chain(self.certificate, self.key)
+        return context
+
+
+class Stream:
+    """A client stream: send ClientMessages, read ServerMessages (with `tls`, over TLS to a
+    tcp: address, the server's certificate checked for its host)."""
+
+    def __init__(self, address: str, tls: TLSFiles | None = None):
         self.sock = connect(address)
+        if tls is not None:
+            if not address.startswith("tcp:"):
+                self.sock.close()
+                raise ValueError("TLS is for tcp: addresses; a unix socket is served in cleartext")
+            host = address[4:].rpartition(":")[0].strip("[]")
+            self.sock = tls.context().wrap_socket(self.sock, server_hostname=host)
         self.buffer = b""
 
     def send(self, message) -> None:

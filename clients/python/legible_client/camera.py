@@ -28,7 +28,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import Stream, pb
+from . import Stream, TLSFiles, pb
 from .frames import ENCODINGS, LEVELS, MODES, ORIENTATIONS, SCRIPTS, STATUS_NAMES, encode_frame, parse_orientation
 from .ledger import Answer, Ledger, percentile
 from .mailbox import Mailbox, MailboxClosed
@@ -169,6 +169,10 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--transport", choices=["framed", "grpc"], default="framed",
                      help="framed: Legible's own framing (default); grpc: the Recognizer/Stream call over HTTP/2 "
                           "(grpcio), as a stock gRPC client; the same session either way")
+    rec.add_argument("--tls-ca", metavar="FILE",
+                     help="speak TLS to a tcp: server whose certificate this CA (PEM) signed (legibled --tls-cert)")
+    rec.add_argument("--tls-cert", metavar="FILE", help="with --tls-ca: this client's certificate (mutual TLS)")
+    rec.add_argument("--tls-key", metavar="FILE", help="the private key of --tls-cert")
     rec.add_argument("--script", action="append", choices=list(SCRIPTS), metavar="NAME",
                      help=f"script to read, repeatable: {', '.join(SCRIPTS)} (default: the server's, latin)")
     rec.add_argument("--language", action="append", metavar="BCP47", help="language hint such as en or de, repeatable")
@@ -196,6 +200,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = build_parser().parse_args(argv)
     if not 1 <= args.jpeg_quality <= 100:
         build_parser().error(f"--jpeg-quality must be 1..100, got {args.jpeg_quality}")
+    if (args.tls_cert is None) != (args.tls_key is None) or (args.tls_cert and not args.tls_ca):
+        build_parser().error("--tls-cert and --tls-key go together, with --tls-ca")
+    if args.tls_ca and not (args.server or "").startswith("tcp:"):
+        build_parser().error("--tls-ca needs --server tcp:HOST:PORT (unix sockets are served in cleartext)")
     return args
 
 
@@ -213,17 +221,17 @@ def recognition_options(args: argparse.Namespace) -> pb.RecognitionOptions:
 # ---------------------------------------------------------------- connection
 
 
-def connect(server: str | None, transport: str = "framed") -> tuple[Stream, str]:
+def connect(server: str | None, transport: str = "framed", tls: TLSFiles | None = None) -> tuple[Stream, str]:
     """The stream to `server`, or to the first default address that answers, over `transport`
-    (the framed protocol, or a gRPC Stream call with the same interface)."""
+    (the framed protocol, or a gRPC Stream call with the same interface), with `tls` over TLS."""
     candidates = [server] if server else list(DEFAULT_SERVERS)
     failures = []
     for address in candidates:
         try:
             if transport == "grpc":
                 from .grpc_stream import GRPCStream
-                return GRPCStream(address), address
-            return Stream(address), address
+                return GRPCStream(address, tls=tls), address
+            return Stream(address, tls=tls), address
         except OSError as error:
             failures.append(f"{address}: {error.strerror or error}")
     raise CameraError("cannot reach the server (" + "; ".join(failures) + ")"
@@ -502,7 +510,8 @@ def run(args: argparse.Namespace, stop: StopRequests | None = None) -> Report:
     report = Report()
     stream: Stream | None = None
     try:
-        stream, report.address = connect(args.server, args.transport)
+        tls = TLSFiles(args.tls_ca, args.tls_cert, args.tls_key) if args.tls_ca else None
+        stream, report.address = connect(args.server, args.transport, tls)
         started = start_session(stream, recognition_options(args))
         timeline, renderer = _open_outputs(args, source.fps)
         printer.say(f"connected to {report.address} (legibled {started.server_version}, session {started.session_id}); "

@@ -23,10 +23,24 @@ class GRPCStream:
     reads the responses. A call that ends with a status other than OK raises OSError from
     `receive` (a fatal error the server also sent in-band arrives first, as a message)."""
 
-    def __init__(self, address: str, metadata: list[tuple[str, str]] | None = None) -> None:
+    def __init__(self, address: str, metadata: list[tuple[str, str]] | None = None, tls=None) -> None:
+        """`tls`: a legible_client.TLSFiles for a tcp: address (the server's --tls-cert)."""
         if address.startswith("unix:") and not os.path.exists(address[len("unix:"):]):
             raise FileNotFoundError(2, "No such file or directory", address[len("unix:"):])
-        self.channel = grpc.insecure_channel(target(address))
+        if tls is None:
+            self.channel = grpc.insecure_channel(target(address))
+        else:
+            if not address.startswith("tcp:"):
+                raise ValueError("TLS is for tcp: addresses; a unix socket is served in cleartext")
+
+            def read(path):
+                if path is None:
+                    return None
+                with open(path, "rb") as f:
+                    return f.read()
+            credentials = grpc.ssl_channel_credentials(root_certificates=read(tls.ca), private_key=read(tls.key),
+                                                       certificate_chain=read(tls.certificate))
+            self.channel = grpc.secure_channel(target(address), credentials)
         try:
             # Fail now, as a refused socket connect would, rather than at the first receive.
             grpc.channel_ready_future(self.channel).result(timeout=10)

@@ -10,7 +10,7 @@ import subprocess
 import grpc
 import pytest
 
-from conftest import SLOWDOWN, Server
+from conftest import FIXTURES, SLOWDOWN, Server
 from legible_client import frame as framed, pb
 from test_grpc import cer, fixture, jpeg_frame, label_text, recognize_call
 from test_operations import free_port, wait_for
@@ -251,5 +251,28 @@ def test_legible_and_legible_load_speak_tls_over_both_transports(pki):
         report = json.load(open(report_path))
         assert_accounted(report)
         assert report["counts"]["unanswered"] == 0 and report["counts"]["recognized"] > 0
+    finally:
+        s.stop()
+
+
+def test_the_camera_client_speaks_tls_over_both_transports(pki, tmp_path):
+    import shutil
+    from legible_client import camera
+    folder = tmp_path / "stills"
+    folder.mkdir()
+    for index in range(3):
+        shutil.copy(os.path.join(FIXTURES, "label-640x480.jpg"), folder / f"{index}.jpg")
+    s = tls_server(pki)
+    try:
+        for transport in ("framed", "grpc"):
+            report = camera.run(camera.parse_args([
+                "--source", str(folder), "--fps", "2", "--server", f"tcp:127.0.0.1:{s.port}", "--transport",
+                transport, "--tls-ca", path(pki, "ca.pem"), "--recognize-unchanged", "-q"]))
+            assert report.exit_code == camera.EXIT_OK, (transport, report.broken)
+            assert report.counts["recognized"] >= 1 and "SALE" in report.last_recognized.text.text
+        # The wrong CA: the handshake fails, and the camera says it cannot reach the server.
+        with pytest.raises(camera.CameraError, match="cannot reach the server.*CERTIFICATE_VERIFY_FAILED"):
+            camera.run(camera.parse_args(["--source", str(folder), "--server", f"tcp:127.0.0.1:{s.port}",
+                                          "--tls-ca", path(pki, "clientca.pem"), "-q"]))
     finally:
         s.stop()
