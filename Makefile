@@ -60,7 +60,7 @@ release: deps
 run: release ## Build and start legibled on the defaults (unix:legible.sock, tcp:127.0.0.1:7480).
 	.build/release/legibled
 
-python-proto: ## Generate the Python protobuf code and gRPC stubs from Protos/ (never edited by hand).
+python-proto: deps ## Generate the Python protobuf code and gRPC stubs from Protos/ (never edited by hand).
 	@mkdir -p $(PY_PROTO_OUT)
 	protoc --proto_path=Protos --python_out=$(PY_PROTO_OUT) legible/v1/legible.proto
 	@# The Recognizer service's client stub (legible_pb2_grpc.py), from grpcio-tools (requirements.txt).

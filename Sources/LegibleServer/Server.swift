@@ -238,7 +238,7 @@ public final class Server {
             switch admission.arrive(from: peer) {
             case .refuse(let refusal):
                 refuse(
-                    socket,
+                    socket, tls: tls,
                     refusal == .serverFull
                         ? "the server is at its limit of connections; try again later"
                         : "\(peer) has --max-connections-per-peer connections open; try again later")
@@ -341,11 +341,15 @@ public final class Server {
     }
 
     /// Tells a connection why it is turned away, then closes it: a client that retries sees a
-    /// reason, not a reset.
-    private func refuse(_ socket: Socket, _ reason: String) {
-        let refusal = MessageFraming.frame(
-            ProtobufCodec.encode(.error(WireError(LegibleError(.resourceExhausted, reason), fatal: true))))
-        _ = refusal.withUnsafeBytes { try? socket.send($0) }
+    /// reason, not a reset. The reason goes as the framed protocol's Error, before the client
+    /// has said which protocol it speaks (an HTTP/2 client sees the connection closed); on a
+    /// TLS listener, where cleartext would be garbage before the handshake, it is only closed.
+    private func refuse(_ socket: Socket, tls: Bool, _ reason: String) {
+        if !tls {
+            let refusal = MessageFraming.frame(
+                ProtobufCodec.encode(.error(WireError(LegibleError(.resourceExhausted, reason), fatal: true))))
+            _ = refusal.withUnsafeBytes { try? socket.send($0) }
+        }
         socket.close()
         refusedConnections += 1
         metrics.refusedConnection()
