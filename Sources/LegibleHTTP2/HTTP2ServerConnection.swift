@@ -90,6 +90,7 @@ public final class HTTP2ServerConnection {
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameReceived)
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, onFrameSent)
 
         var option: OpaquePointer?
         guard nghttp2_option_new(&option) == 0, let option else {
@@ -176,13 +177,28 @@ public final class HTTP2ServerConnection {
         outbound[stream] = pending
     }
 
-    /// Ends a started response: its queued body, then `trailers` (gRPC's `grpc-status`).
-    public func finish(stream: Int32, trailers: [HTTP2Header]) throws(LegibleError) {
+    /// Ends a started response: its queued body, then `trailers` (gRPC's `grpc-status`). With
+    /// `thenReset`, a client still sending on the stream is told to stop (RST_STREAM NO_ERROR
+    /// once the trailers are out), as a server does when it ends a call early (a deadline).
+    public func finish(stream: Int32, trailers: [HTTP2Header], thenReset: Bool = false) throws(LegibleError) {
         guard outbound[stream] != nil else {
             throw LegibleError(.failedPrecondition, "HTTP/2: stream \(stream) has no response started")
         }
         outbound[stream]!.trailers = trailers
+        if thenReset { resetAfterTrailers.insert(stream) }
         resumeIfDeferred(stream)
+    }
+
+    /// Streams to reset once their trailers have been sent.
+    private var resetAfterTrailers: Set<Int32> = []
+
+    /// A frame left: after the trailers of a stream in `resetAfterTrailers` whose client has
+    /// not ended its side, RST_STREAM NO_ERROR.
+    fileprivate func frameSent(type: UInt8, flags: UInt8, stream: Int32) {
+        guard type == UInt8(NGHTTP2_HEADERS.rawValue), flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
+            resetAfterTrailers.remove(stream) != nil, nghttp2_session_get_stream_remote_close(session, stream) == 0
+        else { return }
+        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, NGHTTP2_NO_ERROR.rawValue)
     }
 
     /// A response of headers only, ending the stream (gRPC's trailers-only error response).
@@ -273,6 +289,7 @@ public final class HTTP2ServerConnection {
     fileprivate func streamClosed(stream: Int32, errorCode: UInt32) {
         outbound[stream] = nil
         pendingHeaders[stream] = nil
+        resetAfterTrailers.remove(stream)
         if errorCode != NGHTTP2_NO_ERROR.rawValue { events.append(.reset(stream: stream, errorCode: errorCode)) }
     }
 
@@ -403,6 +420,13 @@ private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, stream, d
 
 private let onStreamClose: nghttp2_on_stream_close_callback = { _, stream, errorCode, userData in
     connection(userData).streamClosed(stream: stream, errorCode: errorCode)
+    return 0
+}
+
+private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
+    guard let frame else { return 0 }
+    connection(userData).frameSent(
+        type: frame.pointee.hd.type, flags: frame.pointee.hd.flags, stream: frame.pointee.hd.stream_id)
     return 0
 }
 

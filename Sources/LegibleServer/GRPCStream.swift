@@ -131,14 +131,19 @@ final class GRPCStream: SessionStream {
         handler?.closed(reason: reason)
     }
 
-    /// The call's `grpc-timeout` ran out: it ends with DEADLINE_EXCEEDED.
+    /// The call's `grpc-timeout` ran out: it ends with DEADLINE_EXCEEDED, and a client still
+    /// sending is reset (RST_STREAM after the trailers).
     func deadlinePassed() {
         guard !ended else { return }
         status = (.deadlineExceeded, "the call's grpc-timeout passed")
+        resetAfterFinish = true
         handler?.failed(LegibleError(.deadlineExceeded, "the call's grpc-timeout passed"))
         // A session that could not end cleanly (already closing) still ends now.
         if !ended { finish() }
     }
+
+    /// Set when the call ends early (its deadline): the client may still be sending.
+    private var resetAfterFinish = false
 
     // MARK: SessionStream
 
@@ -173,7 +178,7 @@ final class GRPCStream: SessionStream {
         } else if method == .recognize && !sentResult {
             trailers = GRPCStatus.trailers(.internal, message: "the frame was not answered")
         }
-        transport.finish(id, trailers: trailers)
+        transport.finish(id, trailers: trailers, thenReset: resetAfterFinish)
         handler?.closed(reason: "finished")
     }
 

@@ -36,6 +36,8 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
     /// Not read because the server's pool for partial messages is spent (`ReadBudget`).
     private var budgetPaused = false
     private var goingAway = false
+    /// Wakes the transport at the earliest `grpc-timeout` of its calls (made with the first).
+    private var deadlineTimer: OneShotTimer?
     /// When the connection last had no call open (for the idle deadline), nil while one is.
     private var idleSince: Duration?
     private var everHadCall = false
@@ -175,6 +177,7 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
             transport: self)
         streams[id] = stream
         server.adopt(stream, connection: self.id)
+        if stream.deadline != nil { scheduleDeadlines() }
     }
 
     private func refuse(_ id: Int32, _ refusal: GRPCRequest.Refusal) {
@@ -189,12 +192,13 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
         flush()
     }
 
-    /// Ends call `id` with `trailers` after what it sent.
-    func finish(_ id: Int32, trailers: [HTTP2Header]) {
+    /// Ends call `id` with `trailers` after what it sent; with `thenReset`, a client still
+    /// sending on it is told to stop (RST_STREAM NO_ERROR after the trailers).
+    func finish(_ id: Int32, trailers: [HTTP2Header], thenReset: Bool = false) {
         streams[id] = nil
         serviceCalls[id] = nil
         guard !isClosed else { return }
-        try? connection.finish(stream: id, trailers: trailers)
+        try? connection.finish(stream: id, trailers: trailers, thenReset: thenReset)
         noteIdle()
         flush()
     }
@@ -254,12 +258,35 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
 
     // MARK: Time and shutdown
 
-    /// Once a second: calls past their grpc-timeout end; a connection with no call open for
-    /// the idle deadline (the first-message deadline before its first call) is closed.
-    func tick(now: Duration) {
+    /// Calls past their grpc-timeout end with DEADLINE_EXCEEDED; the timer is armed for the
+    /// next one. Runs when the timer fires and on every tick (a manual clock moves only then).
+    private func endCallsPastTheirDeadline(now: Duration) {
         for stream in Array(streams.values) {
             if let deadline = stream.deadline, now >= deadline { stream.deadlinePassed() }
         }
+        scheduleDeadlines()
+    }
+
+    /// Arms the timer for the earliest deadline of the open calls, or disarms it.
+    private func scheduleDeadlines() {
+        guard !isClosed else { return }
+        guard let next = streams.values.compactMap(\.deadline).min() else {
+            deadlineTimer?.disarm()
+            return
+        }
+        if deadlineTimer == nil {
+            deadlineTimer = try? OneShotTimer(loop: server.loop) { [unowned self] in
+                self.endCallsPastTheirDeadline(now: self.server.now)
+            }
+        }
+        deadlineTimer?.arm(after: next - server.now)
+    }
+
+    /// Once a second: calls past their grpc-timeout end (the timer ends them on time; this
+    /// catches a clock moved by hand); a connection with no call open for the idle deadline
+    /// (the first-message deadline before its first call) is closed.
+    func tick(now: Duration) {
+        endCallsPastTheirDeadline(now: now)
         guard !isClosed, let idleSince else { return }
         let limit = Duration.seconds(
             everHadCall ? server.configuration.idleSeconds : server.configuration.firstMessageSeconds)
@@ -285,6 +312,8 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
         isClosed = true
         server.loop.unregister(socket.descriptor)
         server.readBudget.forget(self)
+        deadlineTimer?.cancel()
+        deadlineTimer = nil
         let open = streams.values
         streams.removeAll()
         for stream in open { stream.lost(reason: reason) }

@@ -169,3 +169,50 @@ public final class RepeatingTimer: EventHandler {
         fire()
     }
 }
+
+/// Calls `fire` on the loop thread once, `arm(after:)` from now (a timerfd in the loop's epoll
+/// set); arming again moves it, `disarm` stops it. For deadlines finer than a repeating tick.
+public final class OneShotTimer: EventHandler {
+    public let descriptor: Int32
+    private let loop: EventLoop
+    private let fire: () -> Void
+
+    /// Creates the timer, disarmed; on the loop thread only.
+    public init(loop: EventLoop, fire: @escaping () -> Void) throws(LegibleError) {
+        descriptor = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK) | Int32(TFD_CLOEXEC))
+        guard descriptor >= 0 else { throw .system("timerfd_create") }
+        self.loop = loop
+        self.fire = fire
+        do throws(LegibleError) {
+            try loop.register(descriptor, handler: self)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Fires once after `delay` (at once when it is not positive).
+    public func arm(after delay: Duration) {
+        let (seconds, attoseconds) = max(delay, .nanoseconds(1)).components
+        var spec = itimerspec(
+            it_interval: timespec(tv_sec: 0, tv_nsec: 0),
+            it_value: timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000)))
+        timerfd_settime(descriptor, 0, &spec, nil)
+    }
+
+    public func disarm() {
+        var spec = itimerspec()
+        timerfd_settime(descriptor, 0, &spec, nil)
+    }
+
+    /// Stops watching the timer (before it is dropped).
+    public func cancel() { loop.unregister(descriptor) }
+
+    public func handleEvents(readable: Bool, writable: Bool, hangup: Bool) {
+        var expirations: UInt64 = 0
+        guard read(descriptor, &expirations, 8) == 8 else { return }
+        fire()
+    }
+}

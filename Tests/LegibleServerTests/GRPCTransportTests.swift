@@ -109,11 +109,42 @@ struct GRPCTransportTests {
         #expect(connection.status(of: stream) == nil, "ended before its 2 s")
         running.advance(by: .seconds(2))
         running.tick()
-        connection.pump { connection.status(of: stream) != nil }
+        // The trailers, then RST_STREAM NO_ERROR: this client had not ended its side.
+        connection.pump { connection.client.closed[stream] != nil }
         #expect(connection.status(of: stream) == "4")
+        #expect(connection.client.closed[stream] == 0)
         let messages = try connection.messages(of: stream)
         #expect(Self.kinds(messages) == ["started", "pong", "error"])
         if case .error(let error) = messages.last { #expect(error.fatal && error.code == 4) }
+    }
+
+    /// On the real clock: each call ends at its own `grpc-timeout` (a timer per connection),
+    /// not at the server's next once-a-second tick.
+    @Test func callsEndAtTheirOwnDeadlinesNotAtTheNextTick() throws {
+        let running = try RunningServer(delay: .milliseconds(1))
+        defer { running.stop() }
+        let connection = try Connection(running)
+        let timeouts = [100, 300, 500]
+        let calls = timeouts.map { milliseconds in
+            connection.client.request(
+                Self.headers(Self.streamPath, extra: [HTTP2Header("grpc-timeout", "\(milliseconds)m")]),
+                body: Self.message(.start(StartSession(clientName: "deadline-\(milliseconds)"))), endStream: false)
+        }
+        let began = ContinuousClock.now
+        var ended: [Int32: Duration] = [:]
+        connection.pump {
+            for call in calls where ended[call] == nil && connection.status(of: call) != nil {
+                ended[call] = ContinuousClock.now - began
+            }
+            return ended.count == calls.count
+        }
+        for (call, milliseconds) in zip(calls, timeouts) {
+            #expect(connection.status(of: call) == "4")
+            let at = ended[call] ?? .seconds(99)
+            #expect(
+                at >= .milliseconds(milliseconds - 20) && at < .milliseconds(milliseconds + 400),
+                "the \(milliseconds) ms call ended after \(at)")
+        }
     }
 
     @Test func aUnaryCallIsAnsweredAndRequestsThatAreNotGRPCAreRefusedByStatus() throws {
