@@ -170,8 +170,9 @@ public final class RepeatingTimer: EventHandler {
     }
 }
 
-/// Calls `fire` on the loop thread once, `arm(after:)` from now (a timerfd in the loop's epoll
-/// set); arming again moves it, `disarm` stops it. For deadlines finer than a repeating tick.
+/// Calls `fire` on the loop thread once, when armed (a timerfd in the loop's epoll set): after a
+/// delay, or at an absolute CLOCK_MONOTONIC time (legible-load's schedule: a late wake-up does
+/// not push later frames back); arming again moves it, `disarm` stops it.
 public final class OneShotTimer: EventHandler {
     public let descriptor: Int32
     private let loop: EventLoop
@@ -200,6 +201,16 @@ public final class OneShotTimer: EventHandler {
             it_interval: timespec(tv_sec: 0, tv_nsec: 0),
             it_value: timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000)))
         timerfd_settime(descriptor, 0, &spec, nil)
+    }
+
+    /// Fires once at `nanoseconds` of CLOCK_MONOTONIC (at once if that has passed).
+    public func arm(atMonotonicNanoseconds nanoseconds: Int64) {
+        // An it_value of zero would disarm the timer: a time in the past is at least 1 ns.
+        let target = max(nanoseconds, 1)
+        var spec = itimerspec(
+            it_interval: timespec(tv_sec: 0, tv_nsec: 0),
+            it_value: timespec(tv_sec: Int(target / 1_000_000_000), tv_nsec: Int(target % 1_000_000_000)))
+        timerfd_settime(descriptor, Int32(TFD_TIMER_ABSTIME), &spec, nil)
     }
 
     public func disarm() {

@@ -37,7 +37,7 @@ final class LoadRunner: LoadSessionDelegate {
     private let loop: EventLoop
     private var sessions: [LoadSession] = []
     private var cursor: ScheduleCursor
-    private var timer: DeadlineTimer!
+    private var timer: OneShotTimer!
     private var sampler: RepeatingTimer?
     private var signals: ShutdownSignalHandler?
     private var interruptedAt: Nanoseconds?
@@ -84,7 +84,7 @@ final class LoadRunner: LoadSessionDelegate {
             }
         }
         processSampler = ProcessSampler(pid: settings.serverPID ?? ServerProcessLocator.peerPID(of: sockets[0]))
-        timer = try DeadlineTimer(loop: loop) { [unowned self] in self.timerFired() }
+        timer = try OneShotTimer(loop: loop) { [unowned self] in self.timerFired() }
         signals = try ShutdownSignalHandler(loop: loop) { [unowned self] _ in self.interrupt() }
         for (index, socket) in sockets.enumerated() {
             let script = settings.scripts[index % settings.scripts.count]

@@ -15,40 +15,9 @@ enum Monotonic {
     }
 }
 
-/// A one-shot timer on the event loop that fires at an absolute CLOCK_MONOTONIC time (a
-/// timerfd with TFD_TIMER_ABSTIME), re-armed by its owner after each firing. Absolute times
-/// keep the schedule exact: a late wake-up does not push later frames back.
-final class DeadlineTimer: EventHandler {
-    let descriptor: Int32
-    private let loop: EventLoop
-    private let fire: () -> Void
-
-    /// Creates the timer, disarmed; on the loop thread only.
-    init(loop: EventLoop, fire: @escaping () -> Void) throws(LegibleError) {
-        descriptor = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK) | Int32(TFD_CLOEXEC))
-        guard descriptor >= 0 else { throw .system("timerfd_create") }
-        self.loop = loop
-        self.fire = fire
-        try loop.register(descriptor, handler: self)
-    }
-
-    deinit { close(descriptor) }
-
-    /// Fires once at `time` (at once if it has passed).
-    func arm(at time: Nanoseconds) {
-        // An it_value of zero would disarm the timer: a time in the past is at least 1 ns.
-        let target = max(time, 1)
-        var spec = itimerspec(
-            it_interval: timespec(tv_sec: 0, tv_nsec: 0),
-            it_value: timespec(tv_sec: Int(target / nanosecondsPerSecond), tv_nsec: Int(target % nanosecondsPerSecond)))
-        timerfd_settime(descriptor, Int32(TFD_TIMER_ABSTIME), &spec, nil)
-    }
-
-    func cancel() { loop.unregister(descriptor) }
-
-    func handleEvents(readable: Bool, writable: Bool, hangup: Bool) {
-        var expirations: UInt64 = 0
-        guard read(descriptor, &expirations, 8) == 8 else { return }
-        fire()
-    }
+extension OneShotTimer {
+    /// Fires once at `time` of CLOCK_MONOTONIC (`Monotonic.now()`'s clock), at once if it has
+    /// passed: absolute times keep the schedule exact, a late wake-up does not push later frames
+    /// back.
+    func arm(at time: Nanoseconds) { arm(atMonotonicNanoseconds: time) }
 }
