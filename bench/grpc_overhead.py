@@ -27,7 +27,6 @@ import json
 import os
 import queue
 import socket
-import ssl
 import statistics
 import subprocess
 import sys
@@ -38,7 +37,7 @@ import time
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(REPO, "clients", "python"))
 import grpc  # noqa: E402
-from legible_client import Stream, pb  # noqa: E402
+from legible_client import Stream, TLSFiles, pb  # noqa: E402
 
 FRAME = open(os.path.join(REPO, "Tests", "Fixtures", "camera-720p.jpg"), "rb").read()
 START = pb.ClientMessage(start=pb.StartSession(client_name="bench/grpc_overhead.py",
@@ -48,15 +47,6 @@ START = pb.ClientMessage(start=pb.StartSession(client_name="bench/grpc_overhead.
 def frame(frame_id):
     return pb.ClientMessage(frame=pb.Frame(frame_id=frame_id,
                                            image=pb.Image(encoding=pb.ENCODING_JPEG, data=FRAME)))
-
-
-class TLSStream(Stream):
-    """The framed client's Stream over TLS (Python's ssl module)."""
-
-    def __init__(self, port, cafile):
-        context = ssl.create_default_context(cafile=cafile)
-        self.sock = context.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
-        self.buffer = b""
 
 
 class FramedSession:
@@ -194,7 +184,7 @@ def main():
         clients = {
             "framed": lambda: FramedSession(Stream("unix:" + path)),
             "grpc": lambda: GRPCSession(channel),
-            "framed+tls": lambda: FramedSession(TLSStream(port, certificate)),
+            "framed+tls": lambda: FramedSession(Stream("tcp:127.0.0.1:%d" % port, tls=TLSFiles(certificate))),
             "grpc+tls": lambda: GRPCSession(tls_channel),
         }
         latency = {name: [] for name in clients}

@@ -704,7 +704,7 @@ def write_report(path, r, chart_name):
     g = r["goals"]
     lines += ["## Goals", "", "Every figure is from this one run. A goal that holds in one run and not in the next is "
               "within the machine's noise: count it as not met.", "",
-              "| goal | measured | ratio | target | result |", "|---|---|---|---|---|"]
+              "| goal | measured | ratio | target | in this run |", "|---|---|---|---|---|"]
     for row in g:
         lines.append("| %s | %s | %s | %s | %s |" % row)
     lines += ["", "## 1. The floor: the same reading in-process, no server (`legible-floor --detector`)", "",

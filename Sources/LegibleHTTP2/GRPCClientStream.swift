@@ -9,8 +9,8 @@ internal import LegibleWire
 /// framed protocol's session through it unchanged: `Recognizer/Stream` carries the same
 /// messages. Blocking or not is the socket's mode, as for `FramedStream`.
 ///
-/// The call's end (the server's trailers) reads as the end of the stream; its status is in
-/// `status`. Tags given to `enqueue` are reported by `flush` once the message's last byte has
+/// The call's end (the server's trailers) reads as the end of the stream: the session's
+/// errors arrive in-band, as messages, before it. Tags given to `enqueue` are reported by `flush` once the message's last byte has
 /// been written to the socket.
 public final class GRPCClientStream: MessageStream {
     public let socket: Socket
@@ -32,8 +32,6 @@ public final class GRPCClientStream: MessageStream {
     private var pending = UnsentBytes()
     private var pendingRequestBytes: [(endOffset: Int, requestBytes: Int)] = []
     private var deferred = false
-    /// The call's status once the server's trailers arrived (`grpc-status`, `grpc-message`).
-    public private(set) var status: (code: LegibleError.Code, message: String)?
     private var closed = false
 
     /// Opens the HTTP/2 connection on `socket` (connected) and the call `path` on it.
@@ -48,7 +46,6 @@ public final class GRPCClientStream: MessageStream {
             throw LegibleError(.internal, "nghttp2: no memory for callbacks")
         }
         defer { nghttp2_session_callbacks_del(callbacks) }
-        nghttp2_session_callbacks_set_on_header_callback(callbacks, onClientHeader)
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onClientData)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onClientStreamClose)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onClientFrame)
@@ -179,14 +176,6 @@ public final class GRPCClientStream: MessageStream {
 
     // MARK: nghttp2's callbacks
 
-    fileprivate func header(name: String, value: String) {
-        if name == "grpc-status", let code = Int32(value) {
-            status = (LegibleError.Code(rawValue: code), status?.message ?? "")
-        } else if name == "grpc-message" {
-            status = (status?.code ?? .unknown, value)
-        }
-    }
-
     fileprivate func data(_ bytes: UnsafeBufferPointer<UInt8>) { deframer.append(bytes) }
 
     /// The server ended its side of the call (its trailers): the call is over for this
@@ -196,12 +185,7 @@ public final class GRPCClientStream: MessageStream {
         finishRequest()
     }
 
-    fileprivate func streamClosed(errorCode: UInt32) {
-        closed = true
-        if status == nil && errorCode != 0 {
-            status = (.unavailable, "the server reset the call (HTTP/2 error \(errorCode))")
-        }
-    }
+    fileprivate func streamClosed() { closed = true }
 
     fileprivate func readBody(
         into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>
@@ -232,20 +216,13 @@ private func client(_ userData: UnsafeMutableRawPointer?) -> GRPCClientStream {
     Unmanaged<GRPCClientStream>.fromOpaque(userData!).takeUnretainedValue()
 }
 
-private let onClientHeader: nghttp2_on_header_callback = { _, _, name, nameLength, value, valueLength, _, userData in
-    client(userData).header(
-        name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
-        value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self))
-    return 0
-}
-
 private let onClientData: nghttp2_on_data_chunk_recv_callback = { _, _, _, data, length, userData in
     client(userData).data(UnsafeBufferPointer(start: data, count: length))
     return 0
 }
 
-private let onClientStreamClose: nghttp2_on_stream_close_callback = { _, _, errorCode, userData in
-    client(userData).streamClosed(errorCode: errorCode)
+private let onClientStreamClose: nghttp2_on_stream_close_callback = { _, _, _, userData in
+    client(userData).streamClosed()
     return 0
 }
 

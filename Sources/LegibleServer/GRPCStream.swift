@@ -58,8 +58,6 @@ final class GRPCStream: SessionStream {
                 ? maxMessageBytes : min(SessionStateMachine.maxStartSessionBytes, maxMessageBytes))
     }
 
-    private var sessionID: String { handler?.sessionID ?? "" }
-
     // MARK: What the connection delivers
 
     /// Request bytes of this call (a DATA frame's payload).

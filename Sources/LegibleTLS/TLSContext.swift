@@ -11,7 +11,6 @@ public final class TLSContext: @unchecked Sendable {
     // @unchecked: an SSL_CTX is safe to share between threads once set up (OpenSSL's rule);
     // nothing here changes it after `init`.
     private let context: OpaquePointer
-    public let requiresClientCertificate: Bool
 
     /// Reads the PEM files; throws what is wrong with them (missing, unreadable, a key that
     /// does not match the certificate), with OpenSSL's reason.
@@ -20,7 +19,6 @@ public final class TLSContext: @unchecked Sendable {
             throw LegibleError(.internal, "TLS: cannot make a context: \(Self.lastError())")
         }
         self.context = context
-        requiresClientCertificate = clientCA != nil
         guard legible_ssl_ctx_require_tls12(context) == 1 else {
             throw LegibleError(.internal, "TLS: cannot require TLS 1.2: \(Self.lastError())")
         }

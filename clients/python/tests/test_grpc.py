@@ -4,7 +4,6 @@ on the same Unix and TCP listeners that serve the framed protocol. The client is
 app generated with grpc-java, grpc-swift or grpcio sends."""
 import io
 import json
-import os
 import queue
 import signal
 import threading
@@ -14,22 +13,16 @@ import grpc
 import pytest
 from PIL import Image
 
-from conftest import FIXTURES, SLOWDOWN, Server
+from conftest import SLOWDOWN, Server
 from legible_client import Stream, pb
-from test_end_to_end import cer, overlap
+from test_end_to_end import cer, fixture, overlap, truth
 from test_operations import free_port
 
 STREAM, RECOGNIZE = "/legible.v1.Recognizer/Stream", "/legible.v1.Recognizer/Recognize"
 
 
-def fixture(name):
-    with open(os.path.join(FIXTURES, name), "rb") as f:
-        return f.read()
-
-
 def label_truth():
-    with open(os.path.join(FIXTURES, "label-640x480.json")) as f:
-        return json.load(f)
+    return truth("label-640x480.json")
 
 
 def label_text():

@@ -11,7 +11,7 @@ import grpc
 import pytest
 
 from conftest import FIXTURES, SLOWDOWN, Server
-from legible_client import frame as framed, pb
+from legible_client import Stream, TLSFiles, frame as framed, pb
 from test_grpc import cer, fixture, jpeg_frame, label_text, recognize_call
 from test_operations import free_port, wait_for
 
@@ -61,31 +61,20 @@ def tls_server(pki, *flags, certificate="server"):
     return s
 
 
-def framed_tls(pki, port, alpn=None, client=None):
+def tls_stream(pki, port, client=None):
+    """The framed client (legible_client.Stream) over TLS, checking the server for 127.0.0.1."""
+    files = TLSFiles(path(pki, "ca.pem"), path(pki, f"{client}.pem") if client else None,
+                     path(pki, f"{client}.key") if client else None)
+    return Stream(f"tcp:127.0.0.1:{port}", tls=files)
+
+
+def alpn_offered(pki, port, protocols):
+    """The protocol the server selects when a client offers `protocols` by ALPN."""
     context = ssl.create_default_context(cafile=path(pki, "ca.pem"))
-    if alpn:
-        context.set_alpn_protocols(alpn)
-    if client:
-        context.load_cert_chain(path(pki, f"{client}.pem"), path(pki, f"{client}.key"))
-    return context.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=30), server_hostname="localhost")
-
-
-def read_messages(sock, count):
-    buffer, messages = b"", []
-    while len(messages) < count:
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        buffer += chunk
-        while len(buffer) >= 5:
-            length = int.from_bytes(buffer[1:5], "big")
-            if len(buffer) < 5 + length:
-                break
-            message = pb.ServerMessage()
-            message.ParseFromString(buffer[5:5 + length])
-            messages.append(message)
-            buffer = buffer[5 + length:]
-    return messages
+    context.set_alpn_protocols(protocols)
+    with context.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=30),
+                             server_hostname="localhost") as sock:
+        return sock.selected_alpn_protocol()
 
 
 def secure_channel(pki, port, client=None):
@@ -104,18 +93,17 @@ def test_both_protocols_run_over_tls_on_a_tcp_listener_and_alpn_picks_h2(pki):
                                              timeout=60 * SLOWDOWN)
         assert result.status == pb.FRAME_STATUS_RECOGNIZED and cer(result.text.text, label_text()) < 0.05
         # The framed protocol, no ALPN: StartSession and a frame in one write, as a camera does.
-        sock = framed_tls(pki, s.port)
-        assert sock.selected_alpn_protocol() is None
-        sock.sendall(framed(pb.ClientMessage(start=pb.StartSession())) +
-                     framed(pb.ClientMessage(frame=jpeg_frame(2, fixture("label-640x480.jpg")))))
-        started, answer = read_messages(sock, 2)
-        assert started.WhichOneof("message") == "started"
+        stream = tls_stream(pki, s.port)
+        assert stream.sock.selected_alpn_protocol() is None
+        stream.send_raw(framed(pb.ClientMessage(start=pb.StartSession())) +
+                        framed(pb.ClientMessage(frame=jpeg_frame(2, fixture("label-640x480.jpg")))))
+        assert stream.receive().WhichOneof("message") == "started"
+        answer = stream.receive()
         assert answer.result.frame_id == 2 and cer(answer.result.text.text, label_text()) < 0.05
-        sock.close()
+        stream.close()
         # A client offering h2 gets it (gRPC clients refuse a server that does not select it).
-        offered = framed_tls(pki, s.port, alpn=["h2", "http/1.1"])
-        assert offered.selected_alpn_protocol() == "h2"
-        offered.close()
+        assert alpn_offered(pki, s.port, ["h2", "http/1.1"]) == "h2"
+        assert alpn_offered(pki, s.port, ["legible"]) is None
         # Cleartext to a TLS listener is not served: nothing but a closed connection.
         plain = socket.create_connection(("127.0.0.1", s.port), timeout=10)
         plain.sendall(framed(pb.ClientMessage(start=pb.StartSession())))
@@ -141,10 +129,10 @@ def test_mutual_tls_admits_only_clients_with_a_certificate_of_the_client_ca(pki)
             assert error.value.code() == grpc.StatusCode.UNAVAILABLE
         with secure_channel(pki, port, client="client") as channel:
             assert recognize_call(channel)(request, timeout=60 * SLOWDOWN).status == pb.FRAME_STATUS_RECOGNIZED
-        sock = framed_tls(pki, port, client="client")
-        sock.sendall(framed(pb.ClientMessage(start=pb.StartSession())))
-        assert read_messages(sock, 1)[0].WhichOneof("message") == "started"
-        sock.close()
+        stream = tls_stream(pki, port, client="client")
+        stream.send(pb.ClientMessage(start=pb.StartSession()))
+        assert stream.receive().WhichOneof("message") == "started"
+        stream.close()
     finally:
         s.stop()
 
@@ -158,15 +146,14 @@ def test_sighup_reloads_the_certificate_and_open_sessions_go_on(pki, tmp_path):
     s = Server("--listen", f"tcp:127.0.0.1:{port}", "--tls-cert", live_cert, "--tls-key", live_key)
     try:
         def served_certificate():
-            sock = framed_tls(pki, port)
-            der = sock.getpeercert(binary_form=True)
-            sock.close()
+            stream = tls_stream(pki, port)
+            der = stream.sock.getpeercert(binary_form=True)
+            stream.close()
             return der
         before = served_certificate()
-        session = framed_tls(pki, port)
-        session.sendall(framed(pb.ClientMessage(start=pb.StartSession(
-            options=pb.RecognitionOptions(recognize_unchanged=True)))))
-        assert read_messages(session, 1)[0].WhichOneof("message") == "started"
+        session = tls_stream(pki, port)
+        session.send(pb.ClientMessage(start=pb.StartSession(options=pb.RecognitionOptions(recognize_unchanged=True))))
+        assert session.receive().WhichOneof("message") == "started"
         for source, target in [("server2.pem", live_cert), ("server2.key", live_key)]:
             with open(path(pki, source), "rb") as f, open(target, "wb") as out:
                 out.write(f.read())
@@ -176,8 +163,8 @@ def test_sighup_reloads_the_certificate_and_open_sessions_go_on(pki, tmp_path):
         assert after != before
         assert after == ssl.PEM_cert_to_DER_cert(open(path(pki, "server2.pem")).read())
         # The session opened before the reload reads on.
-        session.sendall(framed(pb.ClientMessage(frame=jpeg_frame(1, fixture("label-640x480.jpg")))))
-        assert read_messages(session, 1)[0].result.status == pb.FRAME_STATUS_RECOGNIZED
+        session.send(pb.ClientMessage(frame=jpeg_frame(1, fixture("label-640x480.jpg"))))
+        assert session.receive().result.status == pb.FRAME_STATUS_RECOGNIZED
         session.close()
         # A reload that fails (a key that does not match) keeps the certificate in use.
         with open(live_key, "wb") as out, open(path(pki, "client.key"), "rb") as f:
