@@ -36,17 +36,23 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
     /// Not read because the server's pool for partial messages is spent (`ReadBudget`).
     private var budgetPaused = false
     private var goingAway = false
+    /// A connection refused at a connection limit: its first call is answered with this
+    /// status (RESOURCE_EXHAUSTED and why), then GOAWAY; closed after `Server.refusalSeconds`
+    /// if no call comes.
+    private let refusal: GRPCRequest.Refusal?
     /// Wakes the transport at the earliest `grpc-timeout` of its calls (made with the first).
     private var deadlineTimer: OneShotTimer?
     /// When the connection last had no call open (for the idle deadline), nil while one is.
     private var idleSince: Duration?
     private var everHadCall = false
 
-    /// The connection's bytes come in through `start(with:)`, after the sniffer's.
-    init(id: UInt64, socket: Socket, server: Server) throws(LegibleError) {
+    /// The connection's bytes come in through `start(with:)`, after the sniffer's. With
+    /// `refusing`, it serves no call: each is told that reason.
+    init(id: UInt64, socket: Socket, refusing: String? = nil, server: Server) throws(LegibleError) {
         self.id = id
         self.socket = socket
         self.server = server
+        refusal = refusing.map { .grpc(.resourceExhausted, $0) }
         let maxQueue = server.configuration.maxWriteQueueBytes
         watermarks = WriteWatermarks(high: maxQueue, low: maxQueue / 4)
         connection = try HTTP2ServerConnection()
@@ -153,6 +159,10 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
         } catch {
             return refuse(id, error)
         }
+        if let refusal {
+            refuse(id, refusal)
+            return drain()
+        }
         if goingAway { return refuse(id, .grpc(.unavailable, "the server is shutting down")) }
         let tokens = server.configuration.accessTokens
         if tokens.isRequired, let token = request.bearerToken, !tokens.accepts(token) {
@@ -241,7 +251,9 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
         }
         for stream in streams.values { stream.checkBackpressure(watermarks) }
         if pending.isEmpty {
-            if goingAway && openCalls == 0 { return close(reason: "drained") }
+            // A refused connection waits for its client to close (or `Server.refusalSeconds`):
+            // closing with the call's request bytes unread would reset the answer away.
+            if goingAway && openCalls == 0 && refusal == nil { return close(reason: "drained") }
             if connection.isFinished { return close(reason: "HTTP/2 session ended") }
         }
         server.loop.modify(
@@ -288,6 +300,10 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
     func tick(now: Duration) {
         endCallsPastTheirDeadline(now: now)
         guard !isClosed, let idleSince else { return }
+        if refusal != nil {
+            if now - idleSince >= .seconds(Server.refusalSeconds) { close(reason: "refused") }
+            return
+        }
         let limit = Duration.seconds(
             everHadCall ? server.configuration.idleSeconds : server.configuration.firstMessageSeconds)
         if now - idleSince >= limit { drain() }

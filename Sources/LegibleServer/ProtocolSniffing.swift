@@ -5,19 +5,24 @@ internal import LegibleSockets
 /// A connection just accepted, until its first bytes say which protocol it speaks (HTTP/2's
 /// client preface, or the framed protocol's flag byte; `ProtocolSniffer`). Then the server
 /// hands the socket and the bytes read so far to that protocol's transport. Held to the
-/// first-message deadline like a session that never starts. On the loop thread only.
+/// first-message deadline like a session that never starts. A connection refused at a
+/// connection limit is sniffed too (for `Server.refusalSeconds`), so that it hears why in
+/// the protocol it speaks. On the loop thread only.
 final class ProtocolSniffingHandler: EventHandler {
     let id: UInt64
     let socket: Socket
     let acceptedAt: Duration
+    /// Why the connection is refused, when it is: it is told so, not served.
+    let refusal: String?
     private unowned let server: Server
     /// What has arrived so far: at most the preface's length.
     private(set) var firstBytes: [UInt8] = []
 
-    init(id: UInt64, socket: Socket, acceptedAt: Duration, server: Server) {
+    init(id: UInt64, socket: Socket, acceptedAt: Duration, refusal: String? = nil, server: Server) {
         self.id = id
         self.socket = socket
         self.acceptedAt = acceptedAt
+        self.refusal = refusal
         self.server = server
     }
 

@@ -55,6 +55,13 @@ public final class Server {
     private var admittedSessions = 0
     /// Connections turned away at --max-connections or --max-connections-per-peer.
     private(set) var refusedConnections: UInt64 = 0
+    /// Refused connections still open to be told why in the protocol they speak (sniffing, or
+    /// HTTP/2 until their first call is answered), by id; never admitted. At most
+    /// `maxConnectionsBeingRefused`, each for at most `refusalSeconds`: past that, a refused
+    /// connection is closed at once.
+    private var beingRefused: Set<UInt64> = []
+    static let maxConnectionsBeingRefused = 16
+    static let refusalSeconds = 1
     /// Bytes of messages still arriving, across connections (`--max-buffered-bytes`).
     let readBudget: ReadBudget
     /// Which accepted connections are open, unstarted, and from whom.
@@ -235,14 +242,19 @@ public final class Server {
             }
             // A connection the kernel cannot place counts as a peer of its own.
             let peer = socket.peer() ?? .address("unknown fd \(socket.descriptor)")
+            var refusal: String?
             switch admission.arrive(from: peer) {
-            case .refuse(let refusal):
-                refuse(
-                    socket, tls: tls,
-                    refusal == .serverFull
-                        ? "the server is at its limit of connections; try again later"
-                        : "\(peer) has --max-connections-per-peer connections open; try again later")
-                continue
+            case .refuse(let why):
+                refusedConnections += 1
+                metrics.refusedConnection()
+                refusal =
+                    why == .serverFull
+                    ? "the server is at its limit of connections; try again later"
+                    : "\(peer) has --max-connections-per-peer connections open; try again later"
+                guard beingRefused.count < Self.maxConnectionsBeingRefused else {
+                    refuseAtOnce(socket, tls: tls, refusal!)
+                    continue
+                }
             case .admit(let evicting):
                 for id in evicting { evict(id) }
             }
@@ -256,7 +268,8 @@ public final class Server {
                 }
             }
             nextSerial += 1
-            let sniffer = ProtocolSniffingHandler(id: nextSerial, socket: socket, acceptedAt: now, server: self)
+            let sniffer = ProtocolSniffingHandler(
+                id: nextSerial, socket: socket, acceptedAt: now, refusal: refusal, server: self)
             do throws(LegibleError) {
                 try loop.register(socket.descriptor, handler: sniffer)
             } catch {
@@ -265,7 +278,11 @@ public final class Server {
                 continue
             }
             sniffing[sniffer.id] = sniffer
-            admission.opened(sniffer.id, from: peer)
+            if refusal != nil {
+                beingRefused.insert(sniffer.id)
+            } else {
+                admission.opened(sniffer.id, from: peer)
+            }
             metrics.sessions(admittedSessions, connections: connectionCount)
         }
     }
@@ -302,6 +319,11 @@ public final class Server {
                 log(.debug, "connection closed before a protocol was told", ["reason": reason])
                 socket.close()
                 admission.closed(sniffer.id)
+                beingRefused.remove(sniffer.id)
+            case .framed where sniffer.refusal != nil:
+                sendFramedRefusal(on: socket, sniffer.refusal!)
+                socket.close()
+                beingRefused.remove(sniffer.id)
             case .framed:
                 let transport = FramedTransport(
                     socket: socket, maxMessageBytes: configuration.maxMessageBytes,
@@ -311,7 +333,8 @@ public final class Server {
                 adopt(transport, serial: sniffer.id, connection: sniffer.id, connectedAt: sniffer.acceptedAt)
                 transport.start(with: sniffer.firstBytes)
             case .http2:
-                let transport = try HTTP2Transport(id: sniffer.id, socket: socket, server: self)
+                let transport = try HTTP2Transport(
+                    id: sniffer.id, socket: socket, refusing: sniffer.refusal, server: self)
                 try loop.register(socket.descriptor, handler: transport)
                 http2Connections[sniffer.id] = transport
                 log(.debug, "HTTP/2 connection", ["connection": String(sniffer.id)])
@@ -321,6 +344,7 @@ public final class Server {
             log(.warning, "cannot serve a new connection", ["reason": error.message])
             socket.close()
             admission.closed(sniffer.id)
+            beingRefused.remove(sniffer.id)
         }
         metrics.sessions(admittedSessions, connections: connectionCount)
         stopIfDrained()
@@ -330,6 +354,7 @@ public final class Server {
     func http2Closed(_ transport: HTTP2Transport, reason: String) {
         http2Connections[transport.id] = nil
         admission.closed(transport.id)
+        beingRefused.remove(transport.id)
         metrics.sessions(admittedSessions, connections: connectionCount)
         log(.debug, "HTTP/2 connection closed", ["connection": String(transport.id), "reason": reason])
         stopIfDrained()
@@ -340,19 +365,22 @@ public final class Server {
         if draining && connections.isEmpty && http2Connections.isEmpty && sniffing.isEmpty { loop.stop() }
     }
 
-    /// Tells a connection why it is turned away, then closes it: a client that retries sees a
-    /// reason, not a reset. The reason goes as the framed protocol's Error, before the client
-    /// has said which protocol it speaks (an HTTP/2 client sees the connection closed); on a
-    /// TLS listener, where cleartext would be garbage before the handshake, it is only closed.
-    private func refuse(_ socket: Socket, tls: Bool, _ reason: String) {
-        if !tls {
-            let refusal = MessageFraming.frame(
-                ProtobufCodec.encode(.error(WireError(LegibleError(.resourceExhausted, reason), fatal: true))))
-            _ = refusal.withUnsafeBytes { try? socket.send($0) }
-        }
+    /// Turns a refused connection away without waiting to learn its protocol (more than
+    /// `maxConnectionsBeingRefused` are being refused): the reason goes as the framed
+    /// protocol's Error (an HTTP/2 client sees the connection closed); on a TLS listener, where
+    /// cleartext would be garbage before the handshake, it is only closed.
+    private func refuseAtOnce(_ socket: Socket, tls: Bool, _ reason: String) {
+        if !tls { sendFramedRefusal(on: socket, reason) }
         socket.close()
-        refusedConnections += 1
-        metrics.refusedConnection()
+    }
+
+    /// The framed protocol's fatal RESOURCE_EXHAUSTED Error saying `reason`, best effort: a
+    /// client that retries sees why, not a reset. (HTTP/2 clients hear it as each call's
+    /// status: `HTTP2Transport(refusing:)`.)
+    private func sendFramedRefusal(on socket: Socket, _ reason: String) {
+        let refusal = MessageFraming.frame(
+            ProtobufCodec.encode(.error(WireError(LegibleError(.resourceExhausted, reason), fatal: true))))
+        _ = refusal.withUnsafeBytes { try? socket.send($0) }
     }
 
     /// Starts a session on `stream`, a new stream of any transport: from now on it reports
@@ -477,7 +505,9 @@ public final class Server {
         for connection in Array(connections.values) { connection.tick(now: now) }
         for transport in Array(http2Connections.values) { transport.tick(now: now) }
         let firstMessage = Duration.seconds(configuration.firstMessageSeconds)
-        for sniffer in Array(sniffing.values) where now - sniffer.acceptedAt >= firstMessage {
+        let refusal = Duration.seconds(Self.refusalSeconds)
+        for sniffer in Array(sniffing.values)
+        where now - sniffer.acceptedAt >= (sniffer.refusal == nil ? firstMessage : refusal) {
             // Read what may have arrived since the last wake-up first.
             sniffer.handleEvents(readable: true, writable: false, hangup: false)
             guard sniffing[sniffer.id] != nil else { continue }

@@ -234,6 +234,46 @@ def test_the_bearer_token_authenticates_and_a_missing_or_wrong_one_is_unauthenti
         s.stop()
 
 
+def test_past_the_connection_limit_a_grpc_client_hears_resource_exhausted_and_why():
+    """A connection refused at --max-connections is told why in the protocol it speaks: a gRPC
+    call gets RESOURCE_EXHAUSTED with the reason (not a closed socket), a framed client the
+    framed Error; past 16 being refused at once, the rest are turned away at once."""
+    from test_hardening import fatal_errors, raw_connect
+    s = Server("--max-connections", "1")
+    try:
+        session = Stream(s.address)
+        session.send(pb.ClientMessage(start=pb.StartSession()))
+        assert session.receive().WhichOneof("message") == "started"
+        request = pb.RecognizeRequest(frame=jpeg_frame(1, fixture("label-640x480.jpg")))
+        with grpc.insecure_channel("unix:" + s.path) as channel:
+            with pytest.raises(grpc.RpcError) as error:
+                recognize_call(channel)(request, timeout=10 * SLOWDOWN)
+            assert error.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, error.value
+            assert "limit of connections" in error.value.details(), error.value
+        silent = [raw_connect(s) for _ in range(40)]
+        errors = fatal_errors(silent, 4 * SLOWDOWN)
+        assert len(errors) == 40 and all("limit of connections" in e.message for e in errors.values()), errors
+        for sock in silent:
+            sock.close()
+        # The session that holds the connection is served throughout; once it ends, a gRPC
+        # client is served on the same channel's next connection.
+        session.send(pb.ClientMessage(frame=jpeg_frame(1, fixture("label-640x480.jpg"))))
+        assert session.receive().result.status == pb.FRAME_STATUS_RECOGNIZED
+        session.close()
+        with grpc.insecure_channel("unix:" + s.path) as channel:
+            deadline = time.monotonic() + 10 * SLOWDOWN
+            while True:
+                try:
+                    result = recognize_call(channel)(request, timeout=30 * SLOWDOWN)
+                    break
+                except grpc.RpcError as refused:  # until the server has seen the session close
+                    assert refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and time.monotonic() < deadline
+                    time.sleep(0.1)
+            assert cer(result.text.text, label_text()) < 0.05
+    finally:
+        s.stop()
+
+
 def test_sigterm_answers_what_was_received_then_refuses_new_calls():
     s = Server()
     try:

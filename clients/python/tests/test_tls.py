@@ -115,6 +115,28 @@ def test_both_protocols_run_over_tls_on_a_tcp_listener_and_alpn_picks_h2(pki):
         s.stop()
 
 
+def test_past_the_connection_limit_tls_clients_of_both_protocols_hear_why(pki):
+    """A refused TLS connection is told why after its handshake, in its own protocol."""
+    s = tls_server(pki, "--max-connections", "1")
+    try:
+        session = tls_stream(pki, s.port)
+        session.send(pb.ClientMessage(start=pb.StartSession()))
+        assert session.receive().WhichOneof("message") == "started"
+        with secure_channel(pki, s.port) as channel:
+            with pytest.raises(grpc.RpcError) as error:
+                recognize_call(channel)(pb.RecognizeRequest(frame=jpeg_frame(1, fixture("label-640x480.jpg"))),
+                                        timeout=10 * SLOWDOWN)
+            assert error.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, error.value
+            assert "limit of connections" in error.value.details(), error.value
+        newcomer = tls_stream(pki, s.port)
+        newcomer.send(pb.ClientMessage(start=pb.StartSession()))
+        refusal = newcomer.receive()
+        assert refusal.error.fatal and "limit of connections" in refusal.error.message, refusal
+        session.close()
+    finally:
+        s.stop()
+
+
 def test_mutual_tls_admits_only_clients_with_a_certificate_of_the_client_ca(pki):
     # With --tls-client-ca a listener beyond loopback needs no tokens (and no
     # --allow-unauthenticated-remote): only clients holding a certificate get in.
