@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """gRPC over HTTP/2 against the framed protocol, same server, same frames, one run
-(make bench-grpc, ~7 min).
+(make bench-grpc and section 11 of make bench, ~7 min).
 
 One legibled (release, --workers 2 --replicas-per-script 2) serves both protocols on one Unix
 socket and, under TLS (a certificate made here with the openssl command), on one loopback TCP
@@ -38,6 +38,9 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(REPO, "clients", "python"))
 import grpc  # noqa: E402
 from legible_client import Stream, TLSFiles, pb  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from throughput import own_cpu, thread_cpu  # noqa: E402
 
 FRAME = open(os.path.join(REPO, "Tests", "Fixtures", "camera-720p.jpg"), "rb").read()
 START = pb.ClientMessage(start=pb.StartSession(client_name="bench/grpc_overhead.py",
@@ -102,12 +105,16 @@ def one_stream(make, frames):
     return times
 
 
-def saturated(make, sessions, seconds):
-    """Frames answered per second by `sessions` closed-loop sessions over `seconds`."""
+def saturated(make, sessions, seconds, server_pid):
+    """(frames answered per second, the server's CPU ms per answered frame, this client's CPU ms
+    per answered frame) of `sessions` closed-loop sessions over `seconds`. The server's CPU is
+    its own threads' and its engine workers'; the client's, this process's (grpcio's threads
+    included): both run on the same cores, so a client's cost shows in the frames/s."""
     made = [make() for _ in range(sessions)]
     for session in made:
         session.recognize(1)  # warm
     counts = [0] * sessions
+    server_before, client_before = sum(thread_cpu(server_pid).values()), own_cpu()
     stop = time.monotonic() + seconds
 
     def drive(index):
@@ -123,9 +130,12 @@ def saturated(make, sessions, seconds):
     for thread in threads:
         thread.join()
     elapsed = time.monotonic() - began
+    answered = max(1, sum(counts))
+    server_cpu = sum(thread_cpu(server_pid).values()) - server_before
+    client_cpu = own_cpu() - client_before
     for session in made:
         session.close()
-    return sum(counts) / elapsed
+    return sum(counts) / elapsed, 1000 * server_cpu / answered, 1000 * client_cpu / answered
 
 
 def overload(load_binary, server, transport, sessions, fps, seconds, folder, tls_ca=None):
@@ -187,14 +197,21 @@ def main():
             "framed+tls": lambda: FramedSession(Stream("tcp:127.0.0.1:%d" % port, tls=TLSFiles(certificate))),
             "grpc+tls": lambda: GRPCSession(tls_channel),
         }
+        # Warm-up, not counted: every engine replica loaded and every path run once.
+        saturated(clients["framed"], args.sessions, 3, server.pid)
         latency = {name: [] for name in clients}
         throughput = {name: [] for name in clients}
+        server_cpu = {name: [] for name in clients}
+        client_cpu = {name: [] for name in clients}
         for round_index in range(args.rounds):
             order = list(clients) if round_index % 2 == 0 else list(reversed(clients))
             for name in order:
                 latency[name].append(statistics.median(one_stream(clients[name], args.frames)))
             for name in order:
-                throughput[name].append(saturated(clients[name], args.sessions, args.seconds))
+                rate, server_ms, client_ms = saturated(clients[name], args.sessions, args.seconds, server.pid)
+                throughput[name].append(rate)
+                server_cpu[name].append(server_ms)
+                client_cpu[name].append(client_ms)
             print("round %d: one stream ms %s, saturated frames/s %s" % (
                 round_index + 1, {n: round(latency[n][-1], 1) for n in clients},
                 {n: round(throughput[n][-1], 2) for n in clients}), file=sys.stderr)
@@ -223,8 +240,11 @@ def main():
         server.wait(30)
     figures = {
         "rounds": args.rounds,
+        "frames": args.frames,
         "one_stream_ms": {n: statistics.median(v) for n, v in latency.items()},
         "saturated_fps": {n: statistics.median(v) for n, v in throughput.items()},
+        "saturated_server_cpu_ms": {n: statistics.median(v) for n, v in server_cpu.items()},
+        "saturated_client_cpu_ms": {n: statistics.median(v) for n, v in client_cpu.items()},
     }
     for suffix in ("", "+tls"):
         framed, grpc_name = "framed" + suffix, "grpc" + suffix
@@ -238,6 +258,12 @@ def main():
         print("%s saturated (%d sessions), frames/s: framed %.2f, gRPC %.2f -> gRPC/framed %.3f (goal >= 0.97)" % (
             "TLS" if suffix else "cleartext", args.sessions, figures["saturated_fps"][framed],
             figures["saturated_fps"][grpc_name], throughput_ratio))
+        print("%s saturated, CPU ms per answered frame: server framed %.1f, gRPC %.1f -> gRPC/framed %.3f; "
+              "client framed %.1f, gRPC %.1f" % (
+                  "TLS" if suffix else "cleartext", figures["saturated_server_cpu_ms"][framed],
+                  figures["saturated_server_cpu_ms"][grpc_name],
+                  figures["saturated_server_cpu_ms"][grpc_name] / figures["saturated_server_cpu_ms"][framed],
+                  figures["saturated_client_cpu_ms"][framed], figures["saturated_client_cpu_ms"][grpc_name]))
     figures["overload"] = overloaded
     for transport, row in overloaded.items():
         print("overload (4 x %.1f frames/s offered; medians of rounds, counts summed), %s: result age p50 %.0f ms, "

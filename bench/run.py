@@ -27,6 +27,9 @@ frames, in one run on this machine, written to BENCHMARKS.md with a freshness ch
  10. isolation   engines in worker processes (the default) against engines in the server's
                  process, both servers up: one stream per-pair latency ratio, saturated frames/s
                  and CPU per recognized frame in paired windows (bench/side_by_side.py).
+ 11. grpc        stock gRPC (grpcio's Stream call; legible-load --transport grpc under overload)
+                 against the framed protocol on one server, in cleartext and under TLS:
+                 one-stream ms, saturated frames/s, result age at 4x (bench/grpc_overhead.py).
 
 The machine is shared, so what is compared is measured side by side: the one-stream latencies
 of the floor, Legible, the FIFO peer and the CLI in 8 short rounds, and the saturated runs of
@@ -875,6 +878,9 @@ def write_report(path, r, chart_name):
                            ("saturated_paired_cpu_ms", "CPU per recognized frame, ms")):
             lines.append("| %s | %.2f | %.2f | %.3f |" % (label, iso[key]["before"], iso[key]["after"],
                                                          iso[key]["after/before"]))
+    if r.get("grpc"):
+        lines += ["", "## 11. Stock gRPC against the framed protocol (`bench/grpc_overhead.py`, `make bench-grpc`)", ""]
+        lines += grpc_report_lines(r["grpc"])
     lines += ["", "## Commands", "", "```"] + COMMANDS + ["```", "",
               "`make bench` = `bench/peers/setup.sh` (idempotent: apt packages, tesserocr built from source) + "
               "`swift build -c release` + `python3 bench/run.py`. The older targets still run alone: `make bench-overhead` "
@@ -901,6 +907,90 @@ def isolation_cost(binary):
     note_command(["python3"] + [os.path.relpath(x, ROOT) if x.startswith(ROOT) else x for x in argv[1:]])
     with open(path) as f:
         return json.load(f)["summary"]
+
+
+GRPC_ROUNDS, GRPC_OVERLOAD_ROUNDS = 5, 3
+
+
+def grpc_cost(binary):
+    """Stock gRPC over HTTP/2 against the framed protocol on one legibled, same frames, in
+    alternating rounds, in cleartext (Unix socket) and under TLS (loopback TCP): one stream's
+    median ms, saturated frames/s, result age under 4x overload (bench/grpc_overhead.py, the
+    measures of make bench-grpc)."""
+    path = os.path.join(OUT, "grpc-bench.json")
+    argv = [sys.executable, os.path.join(HERE, "grpc_overhead.py"), "--legibled", binary, "--rounds", str(GRPC_ROUNDS),
+            "--overload-rounds", str(GRPC_OVERLOAD_ROUNDS), "--json", path]
+    subprocess.run(argv, env=ENV, check=True, stdout=subprocess.DEVNULL)
+    note_command(["python3"] + [os.path.relpath(x, ROOT) if x.startswith(ROOT) else x for x in argv[1:]])
+    with open(path) as f:
+        return json.load(f)
+
+
+def grpc_ratios(g):
+    """gRPC / framed for each measure, cleartext and TLS: {(measure, suffix): (grpc, framed, ratio)}."""
+    out = {}
+    for suffix in ("", "+tls"):
+        for measure in ("one_stream_ms", "saturated_fps", "saturated_server_cpu_ms", "saturated_client_cpu_ms"):
+            table = g[measure]
+            out[(measure, suffix)] = (table["grpc" + suffix], table["framed" + suffix],
+                                      table["grpc" + suffix] / table["framed" + suffix])
+        for measure in ("result_age_p50_ms", "result_age_p99_ms"):
+            grpc_age, framed_age = g["overload"]["grpc" + suffix][measure], g["overload"]["framed" + suffix][measure]
+            out[(measure, suffix)] = (grpc_age, framed_age, grpc_age / framed_age)
+    return out
+
+
+def grpc_report_lines(g):
+    ratios = grpc_ratios(g)
+    lines = ["One legibled (`--workers 2 --replicas-per-script 2`) serves both protocols on a Unix socket and, under "
+             "TLS, on loopback TCP. One stream: one session sends the 720p fixture and waits for its answer, %d frames "
+             "per run; saturated: 4 sessions in a closed loop for 6 s, frames answered per second; both with grpcio's "
+             "`Recognizer/Stream` call against the framed Python client, the four clients in turn in %d rounds (the "
+             "order reversed each round), medians over rounds. Overload: `legible-load --transport framed|grpc`, "
+             "%d sessions offered 4× the saturated framed rate open loop for 10 s, in %d alternating rounds: result "
+             "age (sent → result received) p50 and p99, medians over rounds. The Python clients run on the same "
+             "2 cores as the server, so what a client spends per frame shows in its saturated rate: the server's "
+             "CPU per answered frame (its threads and engine workers, from /proc) is the measure the clients do "
+             "not move." % (
+                 g["frames"], g["rounds"], 2 * CORES, GRPC_OVERLOAD_ROUNDS), "",
+             "| measure | framed | gRPC | gRPC / framed | framed, TLS | gRPC, TLS | gRPC / framed, TLS |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for measure, label, form in (("one_stream_ms", "one stream, ms (median)", "%.1f"),
+                                 ("saturated_fps", "saturated, frames/s", "%.2f"),
+                                 ("saturated_server_cpu_ms", "saturated: the server's CPU per answered frame, ms", "%.1f"),
+                                 ("saturated_client_cpu_ms", "saturated: the Python client's CPU per answered frame, ms",
+                                  "%.1f"),
+                                 ("result_age_p50_ms", "overload 4×: result age p50, ms", "%.0f"),
+                                 ("result_age_p99_ms", "overload 4×: result age p99, ms", "%.0f")):
+        clear, tls = ratios[(measure, "")], ratios[(measure, "+tls")]
+        lines.append("| %s | %s | %s | %.3f | %s | %s | %.3f |" % (
+            label, form % clear[1], form % clear[0], clear[2], form % tls[1], form % tls[0], tls[2]))
+    lines.append("")
+    for name in ("framed", "grpc", "framed+tls", "grpc+tls"):
+        counts = g["overload"][name]["counts"]
+        lines.append("Overload counts, %s (all rounds): %s.  " % (name, ", ".join(
+            "%s %d" % (key, counts[key]) for key in ("sent", "recognized", "dropped", "skipped", "failed", "unanswered"))))
+    return lines
+
+
+def grpc_goals(g):
+    goals = []
+    for (measure, suffix), (grpc_value, framed_value, ratio) in grpc_ratios(g).items():
+        where = " under TLS" if suffix else ""
+        if measure == "one_stream_ms":
+            goals.append(("gRPC%s: one stream, gRPC / framed median ms" % where,
+                          "%.1f / %.1f ms" % (grpc_value, framed_value), "%.3f" % ratio, "≤ 1.03", goal(ratio <= 1.03)))
+        elif measure == "saturated_fps":
+            goals.append(("gRPC%s: saturated, gRPC / framed frames/s" % where,
+                          "%.2f / %.2f frames/s" % (grpc_value, framed_value), "%.3f" % ratio, "≥ 0.97", goal(ratio >= 0.97)))
+        elif measure == "saturated_server_cpu_ms":
+            goals.append(("gRPC%s: saturated, the server's CPU per answered frame, gRPC / framed" % where,
+                          "%.1f / %.1f ms" % (grpc_value, framed_value), "%.3f" % ratio, "≤ 1.03", goal(ratio <= 1.03)))
+        elif measure == "result_age_p99_ms":
+            # "Unchanged" within the machine's noise: the p99 result age no more than 5 % above framed's.
+            goals.append(("gRPC%s: result age p99 at 4× overload, gRPC / framed" % where,
+                          "%.0f / %.0f ms" % (grpc_value, framed_value), "%.3f" % ratio, "≤ 1.05", goal(ratio <= 1.05)))
+    return goals
 
 
 def sum_counts(rows):
@@ -1075,6 +1165,9 @@ def main():
     r["isolation"] = isolation_cost(a.legibled)
     log(json.dumps(r["isolation"]))
 
+    log("11. stock gRPC against the framed protocol")
+    r["grpc"] = grpc_cost(a.legibled)
+
     # Overall camera sets: each distinct frame (by its bytes) once.
     def distinct(rows):
         seen, out = set(), []
@@ -1126,6 +1219,7 @@ def main():
                   "%.1f / %.1f ms" % (iso["saturated_paired_cpu_ms"]["after"], iso["saturated_paired_cpu_ms"]["before"]),
                   "%.3f" % iso["saturated_paired_cpu_ms"]["after/before"], "≤ 1.02",
                   goal(iso["saturated_paired_cpu_ms"]["after/before"] <= 1.02)))
+    goals += grpc_goals(r["grpc"])
     fl = r["freshness"]["legible"]
     age_ratio = fl["p99_ms"] / rec
     is_flat, growth = flat(fl["windows"])
