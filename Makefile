@@ -11,7 +11,7 @@ MODEL_PACKAGES := tesseract-ocr-eng tesseract-ocr-script-latn tesseract-ocr-chi-
 # and libgcc (libgcc-12-dev); the shared libraries its tools load: libc, libgcc_s, libstdc++
 # (all), libsqlite3 + libncurses + libtinfo (swift-build, -test, -driver), libuuid + zlib
 # (swift-frontend), libcurl + libxml2 (swift-build and swift-test, by Foundation).
-SWIFT_TOOLCHAIN_PACKAGES := binutils libc6-dev libgcc-12-dev libc6 libgcc-s1 libstdc++6 libsqlite3-0 libncurses6 \
+SWIFT_TOOLCHAIN_PACKAGES := binutils libc6-dev libgcc-12-dev libstdc++-12-dev libc6 libgcc-s1 libstdc++6 libsqlite3-0 libncurses6 \
 	libtinfo6 libuuid1 zlib1g libcurl4 libxml2
 # The C libraries (headers, .pc, .so) of Package.swift's targets, protoc for make python-proto
 # and the Swift tests, protoc-c for the generated-code test, haproxy for test_scaleout.py,
@@ -19,7 +19,7 @@ SWIFT_TOOLCHAIN_PACKAGES := binutils libc6-dev libgcc-12-dev libc6 libgcc-s1 lib
 # make test) fails when a header, pkg-config name, library, font or Python import of the build
 # and the tests comes from a package missing here (scripts/check-packages.py).
 APT_PACKAGES := $(SWIFT_TOOLCHAIN_PACKAGES) libmicrohttpd-dev libtesseract-dev libleptonica-dev libpng-dev libturbojpeg0-dev \
-	libprotobuf-c-dev libnghttp2-dev libssl-dev openssl grpc-proto protobuf-c-compiler protobuf-compiler pkg-config libexif-dev $(MODEL_PACKAGES) \
+	libprotobuf-c-dev libnghttp2-dev libre2-dev libssl-dev openssl grpc-proto protobuf-c-compiler protobuf-compiler pkg-config libexif-dev $(MODEL_PACKAGES) \
 	fonts-dejavu-core fonts-noto-core fonts-noto-cjk haproxy python3 python3-pip
 # For make check-deploy: systemd-analyze, the seccomp bindings and PyYAML for the system python3.
 DEPLOY_CHECK_PACKAGES := systemd python3-seccomp python3-yaml

@@ -41,6 +41,8 @@ let package = Package(
         // libpng's png_create_read_struct interposed: a damaged PNG's message goes to the client's
         // error, not as a raw line to stderr; see Sources/CPNGMessages/png_messages.c.
         .target(name: "CPNGMessages", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("dl")]),
+        // RE2 (linear-time regular expressions for clients' capture patterns) behind a C API.
+        .target(name: "CRE2", linkerSettings: [.linkedLibrary("re2")]),
         // libmicrohttpd behind one non-variadic C function (MHD_start_daemon is variadic).
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
         // epoll, eventfd, signalfd: Linux headers the Glibc module leaves out.
@@ -60,7 +62,7 @@ let package = Package(
         .target(name: "LegibleMetrics", dependencies: ["LegibleCore"], swiftSettings: strict),
         .target(name: "LegibleSockets", dependencies: ["LegibleCore", "LegibleWire", "CLinux"], swiftSettings: strict),
         .target(name: "LegibleSessions", dependencies: ["LegibleCore", "LegibleWire"], swiftSettings: strict),
-        .target(name: "LegibleEntities", dependencies: ["LegibleCore"], swiftSettings: strict),
+        .target(name: "LegibleEntities", dependencies: ["LegibleCore", "CRE2"], swiftSettings: strict),
         // legible-load's schedule, ledger and statistics: no sockets, no clock.
         .target(name: "LegibleLoadCore", dependencies: ["LegibleCore"], swiftSettings: strict),
 

@@ -229,8 +229,8 @@ def compiler() -> str:
     fail_setup("no C compiler found (swift's clang, clang or cc)")
 
 
-def compiler_include_dirs(cc: str) -> list[str]:
-    out = run([cc, "-E", "-x", "c", "-", "-v"], input="")
+def compiler_include_dirs(cc: str, language: str = "c") -> list[str]:
+    out = run([cc, "-E", "-x", language, "-", "-v"], input="")
     lines = out.stderr.splitlines()
     start = lines.index("#include <...> search starts here:") + 1
     end = lines.index("End of search list.")
@@ -310,9 +310,10 @@ def pkg_config_flags(names: list[str], option: str, prefix: str) -> list[str]:
 
 
 def c_includes() -> list[tuple[str, str]]:
-    """(header, where) for every #include <...> in Sources/**/*.h and *.c."""
+    """(header, where) for every #include <...> in Sources/**/*.h, *.c and *.cc."""
     found = []
-    for path in sorted(glob.glob(os.path.join(REPO, "Sources", "**", "*.[ch]"), recursive=True)):
+    paths = [p for pattern in ("*.[ch]", "*.cc") for p in glob.glob(os.path.join(REPO, "Sources", "**", pattern), recursive=True)]
+    for path in sorted(paths):
         with open(path, errors="replace") as f:
             for number, line in enumerate(f, 1):
                 match = re.match(r"\s*#\s*include\s*<([^>]+)>", line)
@@ -457,7 +458,9 @@ def check(listed: set[str], requirements_path: str) -> tuple[list[str], str]:
     cc = compiler()
     toolchain_dirs = [d for d in compiler_include_dirs(cc) if d.startswith(os.path.dirname(os.path.dirname(cc)))]
     own_include_dirs = sorted(glob.glob(os.path.join(REPO, "Sources", "*", "include")))
-    system_include_dirs = pkg_config_flags(pkg_config_names, "--cflags-only-I", "-I") + compiler_include_dirs(cc)
+    # The C++ search path too: the RE2 shim (Sources/CRE2) is C++ and includes the standard library.
+    system_include_dirs = (pkg_config_flags(pkg_config_names, "--cflags-only-I", "-I") + compiler_include_dirs(cc)
+                           + compiler_include_dirs(cc, "c++"))
     system_include_dirs = list(dict.fromkeys(os.path.normpath(d) for d in system_include_dirs))
     include_dirs = own_include_dirs + system_include_dirs
 
