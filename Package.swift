@@ -104,7 +104,7 @@ let package = Package(
             dependencies: [
                 "LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSessions", "LegibleEngine",
                 "LegibleTesseract", "LegibleDetection", "LegibleReading", "LegibleSockets", "LegibleMetrics",
-                "LegibleHTTP2", "LegibleTLS", "CMicroHTTPD", "CLinux",
+                "LegibleHTTP2", "LegibleTLS", "LegibleEntities", "CMicroHTTPD", "CLinux",
             ],
             swiftSettings: strict),
         // HTTP/2 (libnghttp2) as bytes in, events out: the second transport's protocol layer.

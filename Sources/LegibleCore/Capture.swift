@@ -29,7 +29,7 @@ public struct CaptureGoal: Sendable, Hashable, Codable {
 
 /// A value for a capture goal found in one result: its goal, its normalized value, where and
 /// how surely it was read. `CaptureTracker` counts them across results.
-public struct CaptureCandidate: Sendable, Hashable {
+public struct CaptureCandidate: Sendable, Hashable, Codable {
     public var goal: String
     public var value: String
     public var frames: [Rect]

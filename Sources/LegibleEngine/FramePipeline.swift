@@ -88,6 +88,8 @@ public final class FramePipeline {
     private let tessdata: String
     private let thresholds: QualityThresholds
     private var detector: OrientationDetector?
+    /// The sessions' capture goals, compiled once (patterns included) rather than per frame.
+    private var captureFinders = CaptureFinderCache()
 
     init(
         recognizer: any Recognizer, lineDetectors: LineDetectorPool? = nil, lineReader: LineReader = LineReader(),
@@ -265,12 +267,16 @@ public final class FramePipeline {
         // Lines read one by one come in blocks; a page read whole has its paragraphs already.
         if settings.request.mode == .document { text = text.paragraphed(keepSymbols: settings.request.includeSymbols) }
         if settings.detectEntities { text.entities = EntityDetector.entities(in: text) }
+        let candidates =
+            settings.captureGoals.isEmpty
+            ? [] : captureFinders.finder(for: settings.captureGoals)?.candidates(in: text) ?? []
         let quality = thresholds.judge(
             answer.measured, medianTextHeight: QualityThresholds.medianWordHeight(text), script: settings.script)
         return .recognized(
             FrameOutcome.Recognition(
                 text: text, quality: quality, orientation: answer.orientation, decodeMicros: answer.decodeMicros,
-                recognizeMicros: answer.recognizeMicros + (clock.now - start).micros, scene: answer.scene))
+                recognizeMicros: answer.recognizeMicros + (clock.now - start).micros, scene: answer.scene,
+                captureCandidates: candidates))
     }
 
     /// What reading the upright image gave: its text, or the frame's lines partly read and to
@@ -383,5 +389,22 @@ public final class FramePipeline {
             result.source = .osd
         }
         return result
+    }
+}
+
+/// Compiled `CaptureFinder`s by their goals, for one engine's thread: a session's patterns are
+/// compiled once, not on every frame. Bounded: when full it starts afresh.
+struct CaptureFinderCache {
+    static let capacity = 64
+    private var finders: [[CaptureGoal]: CaptureFinder] = [:]
+
+    /// nil when the goals do not make a finder (the session checked them, so only a goal list
+    /// this engine was never meant to see).
+    mutating func finder(for goals: [CaptureGoal]) -> CaptureFinder? {
+        if let finder = finders[goals] { return finder }
+        guard let finder = try? CaptureFinder(goals: goals) else { return nil }
+        if finders.count >= Self.capacity { finders.removeAll() }
+        finders[goals] = finder
+        return finder
     }
 }

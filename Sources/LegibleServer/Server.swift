@@ -3,6 +3,7 @@ internal import Glibc
 public import LegibleCore
 internal import LegibleDetection
 internal import LegibleEngine
+internal import LegibleEntities
 internal import LegibleHTTP2
 internal import LegibleSessions
 internal import LegibleSockets
@@ -416,6 +417,7 @@ public final class Server {
         // (text and document mode); without it (`--detector tesseract`) whole frames by one
         // engine of all its models.
         session.readsLinesByScript = readsLines
+        session.captureGoalCheck = { goals throws(LegibleError) in _ = try CaptureFinder(goals: goals) }
         let handler = SessionHandler(
             serial: serial, connectionID: connection,
             session: Session(configuration: session, deadlines: deadlines, connectedAt: connectedAt), stream: stream,

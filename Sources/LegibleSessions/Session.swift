@@ -17,11 +17,14 @@ public enum EngineAnswer: Sendable {
         /// OSD (when asked for) + recognition + the tree walk.
         public var recognizeMicros: UInt32
         public var scene: SceneObservation
+        /// The session's capture goals' values in `text` (none without goals).
+        public var captureCandidates: [CaptureCandidate]
 
         public init(
             text: RecognizedText, quality: FrameQuality, orientation: AppliedOrientation, decodeMicros: UInt32,
-            recognizeMicros: UInt32, scene: SceneObservation
+            recognizeMicros: UInt32, scene: SceneObservation, captureCandidates: [CaptureCandidate] = []
         ) {
+            self.captureCandidates = captureCandidates
             self.text = text
             self.quality = quality
             self.orientation = orientation
@@ -124,6 +127,8 @@ public struct Session {
     private var leadScript: Script?
     /// The engine key the scheduler has this session under (the first line script's).
     private var scheduledKey: EngineKey?
+    /// The capture goals' values counted across results.
+    private var captures = CaptureTracker(goals: [])
 
     public init(configuration: SessionConfiguration, deadlines: ClientDeadlines, connectedAt now: Duration) {
         self.machine = SessionStateMachine(configuration: configuration)
@@ -177,8 +182,10 @@ public struct Session {
                 actions.append(.submit(frame, led, arrivedAt: now))
             case .register(let settings):
                 scheduledKey = settings.engineKey
+                captures = CaptureTracker(goals: settings.captureGoals)
                 actions.append(.register(settings))
             case .update(let settings):
+                captures.replaceGoals(with: settings.captureGoals)
                 let led = Self.settings(settings, ledBy: leadScript)
                 scheduledKey = led.engineKey
                 actions.append(.update(led))
@@ -239,10 +246,12 @@ public struct Session {
             var text = recognition.text
             let (changes, stable) = scene.recognized(
                 &text, scene: recognition.scene, stableAfter: settings.stableAfter)
+            let found = captures.observe(recognition.captureCandidates)
+            for capture in found where capture.captured { machine.captured(capture) }
             result = FrameResult(
                 frameID: frame.frameID, status: .recognized, text: text, timing: timing, changes: changes,
                 quality: recognition.quality, orientation: recognition.orientation, stable: stable,
-                sceneDifference: recognition.scene.sceneDifference, motion: recognition.scene.motion)
+                sceneDifference: recognition.scene.sceneDifference, motion: recognition.scene.motion, captures: found)
         case .skipped(let skip):
             timing.decodeMicros = skip.decodeMicros
             let (text, stable) = scene.skipped(skip.reason, scene: skip.scene, stableAfter: settings.stableAfter)
@@ -255,7 +264,12 @@ public struct Session {
                 frameID: frame.frameID, status: .failed, timing: timing, error: WireError(error, frameID: frame.frameID)
             )
         }
-        return machine.frameAnswered(result).map(Self.action)
+        var actions = machine.frameAnswered(result)
+        if captures.endsSession, case .active = machine.state {
+            // Every goal is captured and the client asked to end then: as if it sent EndSession.
+            actions += machine.receive(.end)
+        }
+        return actions.map(Self.action)
     }
 
     /// The scheduler dropped one of this session's frames unread.

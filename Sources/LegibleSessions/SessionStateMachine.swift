@@ -23,6 +23,9 @@ public struct SessionConfiguration: Sendable {
     /// so a session of several scripts has each line read by its script's engine
     /// (`SessionSettings.lineScripts`) instead of one engine holding every model.
     public var readsLinesByScript: Bool = false
+    /// Checks a session's capture goals (names, bounds, patterns that compile), throwing
+    /// INVALID_ARGUMENT with the reason; the server gives `CaptureFinder`'s. nil: not checked.
+    public var captureGoalCheck: (@Sendable ([CaptureGoal]) throws(LegibleError) -> Void)?
 
     public init(
         sessionID: String, serverVersion: String, limits: ServerLimits, availableScripts: [Script],
@@ -76,6 +79,8 @@ public struct SessionSettings: Sendable, Hashable, Codable {
     public var stableAfter: Int
     public var waitForSteady: Bool
     public var recognizeUnchanged: Bool
+    /// What the session is looking for (checked when the session started or was updated).
+    public var captureGoals: [CaptureGoal] = []
 
     public init(
         engineKey: EngineKey, scripts: [Script] = [.latin], request: RecognitionRequest = RecognitionRequest(),
@@ -202,6 +207,11 @@ public struct SessionStateMachine {
         case (.draining, .end):
             return []
         }
+    }
+
+    /// A value captured one of the session's goals: the summary lists it.
+    public mutating func captured(_ capture: Capture) {
+        summary.captures.append(capture)
     }
 
     /// A frame of this session has its answer (recognized, dropped, skipped or failed).
@@ -365,6 +375,10 @@ public struct SessionStateMachine {
             stableAfter: options.stableAfter > 0 ? Int(options.stableAfter) : SessionSettings.defaultStableAfter,
             waitForSteady: options.waitForSteady, recognizeUnchanged: options.recognizeUnchanged)
         settings.lineScripts = lineScripts
+        if !options.captureGoals.isEmpty {
+            try configuration.captureGoalCheck?(options.captureGoals)
+            settings.captureGoals = options.captureGoals
+        }
         return settings
     }
 

@@ -50,6 +50,8 @@ public struct RecognitionOptions: Sendable, Hashable {
     /// Find each detected line's script among the installed ones and read it with that
     /// script's recognizer.
     public var automaticallyDetectScript: Bool
+    /// What the session is looking for: values reported in `FrameResult.captures`.
+    public var captureGoals: [CaptureGoal]
 
     public init(
         scripts: [ScriptValue] = [], languageHints: [String] = [], mode: RecognitionMode? = nil,
@@ -57,8 +59,9 @@ public struct RecognitionOptions: Sendable, Hashable {
         maxCandidates: UInt32 = 0, includeSymbols: Bool = false, autoOrientation: Bool = false,
         languageCorrection: Bool? = nil, minimumTextHeight: Float = 0, detectEntities: Bool = false,
         maxFrameAgeMillis: UInt32 = 0, stableAfter: UInt32 = 0, waitForSteady: Bool = false,
-        recognizeUnchanged: Bool = false, automaticallyDetectScript: Bool = false
+        recognizeUnchanged: Bool = false, automaticallyDetectScript: Bool = false, captureGoals: [CaptureGoal] = []
     ) {
+        self.captureGoals = captureGoals
         self.automaticallyDetectScript = automaticallyDetectScript
         self.autoOrientation = autoOrientation
         self.languageCorrection = languageCorrection
@@ -302,13 +305,17 @@ public struct FrameResult: Sendable, Hashable {
     public var sceneDifference: Float
     /// Luma thumbnail difference from the previous frame read, 0…255.
     public var motion: Float
+    /// The capture goals' values read in this frame.
+    public var captures: [Capture]
 
     public init(
         frameID: UInt64, status: FrameStatus, text: RecognizedText? = nil, timing: Timing? = nil,
         changes: Changes? = nil,
         quality: FrameQuality? = nil, error: WireError? = nil, orientation: AppliedOrientation? = nil,
-        skipReason: SkipReason? = nil, stable: Bool = false, sceneDifference: Float = 0, motion: Float = 0
+        skipReason: SkipReason? = nil, stable: Bool = false, sceneDifference: Float = 0, motion: Float = 0,
+        captures: [Capture] = []
     ) {
+        self.captures = captures
         self.skipReason = skipReason
         self.stable = stable
         self.sceneDifference = sceneDifference
@@ -357,11 +364,14 @@ public struct SessionSummary: Sendable, Hashable {
     public var framesDropped: UInt64
     public var framesSkipped: UInt64
     public var framesFailed: UInt64
+    /// The values that captured the session's goals, one per goal captured.
+    public var captures: [Capture]
 
     public init(
         framesReceived: UInt64 = 0, framesRecognized: UInt64 = 0, framesDropped: UInt64 = 0, framesSkipped: UInt64 = 0,
-        framesFailed: UInt64 = 0
+        framesFailed: UInt64 = 0, captures: [Capture] = []
     ) {
+        self.captures = captures
         self.framesReceived = framesReceived
         self.framesRecognized = framesRecognized
         self.framesDropped = framesDropped

@@ -69,7 +69,45 @@ enum Decode {
             minimumTextHeight: m.minimum_text_height, detectEntities: m.detect_entities != 0,
             maxFrameAgeMillis: m.max_frame_age_ms, stableAfter: m.stable_after,
             waitForSteady: m.wait_for_steady != 0, recognizeUnchanged: m.recognize_unchanged != 0,
-            automaticallyDetectScript: m.automatically_detect_script != 0)
+            automaticallyDetectScript: m.automatically_detect_script != 0,
+            captureGoals: try captureGoals(m.n_capture_goals, m.capture_goals))
+    }
+
+    /// A goal must name its target: an entity kind this build knows, or a pattern.
+    /// Confirmations 0 is the default; larger bounds are the server's (`CaptureFinder`).
+    static func captureGoals(
+        _ count: Int, _ list: UnsafeMutablePointer<UnsafeMutablePointer<Legible__V1__CaptureGoal>?>?
+    ) throws(LegibleError) -> [CaptureGoal] {
+        var goals: [CaptureGoal] = []
+        for m in messages(count, list, { $0 }) {
+            let name = string(m.name)
+            let target: CaptureGoal.Target
+            switch m.target_case {
+            case LEGIBLE__V1__CAPTURE_GOAL__TARGET_ENTITY:
+                let raw = enumValue(m.entity.rawValue)
+                guard let kind = EntityKind(rawValue: raw) else {
+                    throw LegibleError(.invalidArgument, "capture goal \"\(name)\": unknown entity kind \(raw)")
+                }
+                target = .entity(kind)
+            case LEGIBLE__V1__CAPTURE_GOAL__TARGET_PATTERN:
+                target = .pattern(string(m.pattern))
+            default:
+                throw LegibleError(.invalidArgument, "capture goal \"\(name)\" names neither an entity nor a pattern")
+            }
+            goals.append(
+                CaptureGoal(
+                    name: name, target: target,
+                    confirmations: m.confirmations == 0 ? CaptureGoal.defaultConfirmations : Int(m.confirmations),
+                    endWhenCaptured: m.end_when_captured != 0))
+        }
+        return goals
+    }
+
+    static func capture(_ m: Legible__V1__Capture) -> Capture {
+        Capture(
+            goal: string(m.goal), value: string(m.value),
+            frames: messages(m.n_frames, m.frames) { Rect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
+            confidence: m.confidence, confirmations: Int(m.confirmations), captured: m.captured != 0)
     }
 
     static func languageCorrection(_ value: Int) throws(LegibleError) -> Bool? {
@@ -148,7 +186,8 @@ enum Decode {
             quality: m.quality.map { quality($0.pointee) }, error: m.error.map { error($0.pointee) },
             orientation: m.orientation.flatMap { appliedOrientation($0.pointee) },
             skipReason: SkipReason(rawValue: enumValue(m.skip_reason.rawValue)), stable: m.stable != 0,
-            sceneDifference: m.scene_difference, motion: m.motion)
+            sceneDifference: m.scene_difference, motion: m.motion, captures: messages(m.n_captures, m.captures, capture)
+        )
     }
 
     /// Hints this build does not know are left out: a client cannot act on advice it cannot name.
@@ -188,7 +227,8 @@ enum Decode {
     static func summary(_ m: Legible__V1__SessionSummary) -> SessionSummary {
         SessionSummary(
             framesReceived: m.frames_received, framesRecognized: m.frames_recognized,
-            framesDropped: m.frames_dropped, framesSkipped: m.frames_skipped, framesFailed: m.frames_failed)
+            framesDropped: m.frames_dropped, framesSkipped: m.frames_skipped, framesFailed: m.frames_failed,
+            captures: messages(m.n_captures, m.captures, capture))
     }
 
     // MARK: The result tree

@@ -47,6 +47,34 @@ extension EncodeArena {
         m.pointee.wait_for_steady = protobufBool(options.waitForSteady)
         m.pointee.recognize_unchanged = protobufBool(options.recognizeUnchanged)
         m.pointee.automatically_detect_script = protobufBool(options.automaticallyDetectScript)
+        (m.pointee.n_capture_goals, m.pointee.capture_goals) = messages(options.captureGoals, captureGoal)
+        return m
+    }
+
+    func captureGoal(_ goal: CaptureGoal) -> UnsafeMutablePointer<Legible__V1__CaptureGoal> {
+        let m = message(legible__v1__capture_goal__init)
+        set(&m.pointee.name, goal.name)
+        switch goal.target {
+        case .entity(let kind):
+            m.pointee.target_case = LEGIBLE__V1__CAPTURE_GOAL__TARGET_ENTITY
+            m.pointee.entity = Legible__V1__EntityKind(rawValue: wireEnumValue(kind.rawValue))
+        case .pattern(let pattern):
+            m.pointee.target_case = LEGIBLE__V1__CAPTURE_GOAL__TARGET_PATTERN
+            set(&m.pointee.pattern, pattern)
+        }
+        m.pointee.confirmations = UInt32(clamping: goal.confirmations)
+        m.pointee.end_when_captured = protobufBool(goal.endWhenCaptured)
+        return m
+    }
+
+    func capture(_ capture: Capture) -> UnsafeMutablePointer<Legible__V1__Capture> {
+        let m = message(legible__v1__capture__init)
+        set(&m.pointee.goal, capture.goal)
+        set(&m.pointee.value, capture.value)
+        (m.pointee.n_frames, m.pointee.frames) = messages(capture.frames, rect)
+        m.pointee.confidence = capture.confidence
+        m.pointee.confirmations = UInt32(clamping: capture.confirmations)
+        m.pointee.captured = protobufBool(capture.captured)
         return m
     }
 
@@ -123,6 +151,7 @@ extension EncodeArena {
         m.pointee.stable = protobufBool(result.stable)
         m.pointee.scene_difference = result.sceneDifference
         m.pointee.motion = result.motion
+        (m.pointee.n_captures, m.pointee.captures) = messages(result.captures, capture)
         return m
     }
 
@@ -187,6 +216,7 @@ extension EncodeArena {
         m.pointee.frames_dropped = summary.framesDropped
         m.pointee.frames_skipped = summary.framesSkipped
         m.pointee.frames_failed = summary.framesFailed
+        (m.pointee.n_captures, m.pointee.captures) = messages(summary.captures, capture)
         return m
     }
 

@@ -330,7 +330,16 @@ enum Fixtures {
         regionOfInterest: Rect(x: -4, y: 8, width: 640, height: 360), maxCandidates: 3, includeSymbols: true,
         autoOrientation: true, languageCorrection: false, minimumTextHeight: 0.125, detectEntities: true,
         maxFrameAgeMillis: 250, stableAfter: 5, waitForSteady: true, recognizeUnchanged: true,
-        automaticallyDetectScript: true)
+        automaticallyDetectScript: true,
+        captureGoals: [
+            CaptureGoal(name: "phone", target: .entity(.phoneNumber), confirmations: 3, endWhenCaptured: true),
+            CaptureGoal(name: "serial ✓", target: .pattern(#"[A-Z]{2}-\d{6}"#), confirmations: 1),
+        ])
+
+    static let capture = Capture(
+        goal: "serial ✓", value: "AB-123456",
+        frames: [Rect(x: 1, y: 2, width: 3, height: 4), Rect(x: -5, y: 6, width: 7, height: 8)],
+        confidence: 0.75, confirmations: 2, captured: true)
 
     static let clientMessages: [ClientMessage] = [
         .start(
@@ -371,7 +380,12 @@ enum Fixtures {
                 error: WireError(code: 4, message: "late", frameID: 99, fatal: false),
                 orientation: AppliedOrientation(
                     orientation: .leftMirrored, source: .osd, osdRotationDegrees: 270, osdConfidence: 5.5),
-                skipReason: .moving, stable: true, sceneDifference: 3.25, motion: 41.5)),
+                skipReason: .moving, stable: true, sceneDifference: 3.25, motion: 41.5,
+                captures: [
+                    capture,
+                    Capture(
+                        goal: "phone", value: "+4930", frames: [], confidence: 0.5, confirmations: 1, captured: false),
+                ])),
         .result(
             FrameResult(
                 frameID: 100, status: .failed,
@@ -379,7 +393,9 @@ enum Fixtures {
         .error(WireError(code: 8, message: "message of 20 MiB exceeds 16 MiB", frameID: 5, fatal: true)),
         .pong(nonce: 0xDEAD_BEEF_CAFE),
         .summary(
-            SessionSummary(framesReceived: 10, framesRecognized: 6, framesDropped: 2, framesSkipped: 1, framesFailed: 1)
+            SessionSummary(
+                framesReceived: 10, framesRecognized: 6, framesDropped: 2, framesSkipped: 1, framesFailed: 1,
+                captures: [capture])
         ),
     ]
 

@@ -148,6 +148,15 @@ let recognitionOptions: [Option] = Option.group(
             help: "Leave out lines lower than this fraction (0...1) of the image height.", default: "0"),
         .flag("entities", help: "Find phone numbers, e-mail addresses, URLs, dates and card numbers."),
         .value(
+            "capture", valueName: "goal",
+            help:
+                "Look for phone, email, url, date, card (Luhn-checked) or re:PATTERN (RE2 syntax, within a line); "
+                + "repeatable. Each value is printed as 'captured GOAL: VALUE' once read in --confirmations results.",
+            repeatable: true),
+        .value(
+            "confirmations", valueName: "n",
+            help: "Results a value must be read in to be captured. (default: 3 for stream, 1 for recognize)"),
+        .value(
             "max-frame-age-ms", valueName: "ms",
             help: "Drop a frame that waited this long for an engine; 0 for no limit.", default: "0"),
         .value(
@@ -209,6 +218,47 @@ func parseRecognitionOptions(_ parsed: ParsedCommandLine) throws(CLIFailure) -> 
     options.waitForSteady = parsed.flag("wait-for-steady")
     options.recognizeUnchanged = parsed.flag("recognize-unchanged")
     return options
+}
+
+/// `--capture` goals: entity kinds by name, `re:PATTERN` for a pattern (goals `re1`, `re2`, … in
+/// order), each with `--confirmations` (else `confirmations`).
+func parseCaptureGoals(_ parsed: ParsedCommandLine, confirmations: Int, endWhenCaptured: Bool) throws(CLIFailure)
+    -> [CaptureGoal]
+{
+    let count: Int
+    do {
+        count = try parsed.integer("confirmations", in: 1...100) ?? confirmations
+    } catch {
+        throw error.failure
+    }
+    let kinds: [String: EntityKind] = [
+        "phone": .phoneNumber, "email": .emailAddress, "url": .url, "date": .date, "card": .paymentCard,
+    ]
+    var goals: [CaptureGoal] = []
+    var patterns = 0
+    for text in parsed.values("capture") {
+        let target: CaptureGoal.Target
+        let name: String
+        if text.hasPrefix("re:") {
+            patterns += 1
+            name = "re\(patterns)"
+            target = .pattern(String(text.dropFirst(3)))
+        } else if let kind = kinds[text] {
+            name = text
+            target = .entity(kind)
+        } else {
+            throw .usage("--capture takes phone, email, url, date, card or re:PATTERN, not '\(text)'")
+        }
+        guard !goals.contains(where: { $0.name == name }) else { throw .usage("--capture \(text) is given twice") }
+        goals.append(CaptureGoal(name: name, target: target, confirmations: count, endWhenCaptured: endWhenCaptured))
+    }
+    if goals.isEmpty && parsed.isSet("confirmations") { throw .usage("--confirmations needs --capture") }
+    return goals
+}
+
+/// `captured GOAL: VALUE` for each value `result` confirmed.
+func capturedLines(_ result: FrameResult) -> String {
+    result.captures.filter(\.captured).map { "captured \($0.goal): \($0.value)\n" }.joined()
 }
 
 /// `x,y,w,h` in pixels, with a width and height above 0.

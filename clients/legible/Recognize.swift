@@ -40,7 +40,9 @@ enum RecognizeCommand {
                 help: "Images (JPEG, PNG, TIFF, BMP, GIF, WebP, PNM, JPEG 2000); - reads one from standard input.",
                 variadic: true)
         ],
-        exitCodes: standardExitCodes)
+        exitCodes: standardExitCodes + [
+            ExitCodeHelp(ExitCode.failure.rawValue, "With --capture: a goal was not read in any image.")
+        ])
 
     static func run(_ parsed: ParsedCommandLine) throws(CLIFailure) -> ExitCode {
         // Everything the command line can get wrong is checked before connecting.
@@ -51,7 +53,9 @@ enum RecognizeCommand {
         } catch {
             throw error.failure
         }
-        let options = try parseRecognitionOptions(parsed)
+        var options = try parseRecognitionOptions(parsed)
+        options.captureGoals = try parseCaptureGoals(parsed, confirmations: 1, endWhenCaptured: false)
+        var captured: Set<String> = []
         let orientation = try parseOrientation(parsed)
         let addresses = try serverAddresses(parsed)
         if parsed.positionals.filter({ $0 == "-" }).count > 1 {
@@ -112,6 +116,8 @@ enum RecognizeCommand {
                 try session.send(.frame(Frame(frameID: frameID, image: page.image, orientation: orientation)))
                 let result = try awaitResult(frameID, session: session)
                 progress.print(printer.render(result, file: input.name, fileIndex: index, page: page.number))
+                if format == .text { progress.print(capturedLines(result)) }
+                captured.formUnion(result.captures.filter(\.captured).map(\.goal))
                 switch result.status {
                 case .recognized, .skipped:
                     if result.status == .skipped {
@@ -142,7 +148,9 @@ enum RecognizeCommand {
             }
         }
         session.end()
-        return failures == 0 ? .success : .failure
+        let missed = options.captureGoals.map(\.name).filter { !captured.contains($0) }
+        if !missed.isEmpty { StandardStream.error.write("legible: not captured: \(missed.joined(separator: ", "))\n") }
+        return failures == 0 && missed.isEmpty ? .success : .failure
     }
 
     /// Where the annotation of one page goes: `path` itself for a single image, else the page

@@ -140,6 +140,18 @@ enum ResultJSON {
             ("stable", .bool(result.stable)),
             ("scene_difference", .number(result.sceneDifference)),
             ("motion", .number(result.motion)),
+            (
+                "captures",
+                .array(
+                    result.captures.map { capture in
+                        .object([
+                            ("goal", .string(capture.goal)), ("value", .string(capture.value)),
+                            ("frames", .array(capture.frames.map(rect))), ("confidence", .number(capture.confidence)),
+                            ("confirmations", .unsigned(UInt64(capture.confirmations))),
+                            ("captured", .bool(capture.captured)),
+                        ])
+                    })
+            ),
         ]
         return .object(members)
     }

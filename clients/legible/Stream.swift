@@ -25,7 +25,9 @@ enum StreamCommand {
             sent = recognized + dropped + skipped + failed + lost (not read because the connection broke or the server ended the session), then \
             unsent, and the latency of recognized frames. When the connection drops it reconnects with \
             backoff (100 ms doubling to 5 s, jittered) and goes on in a new session. Ctrl-C ends the \
-            session, waits for its summary and exits as if the stream had run out.
+            session, waits for its summary and exits as if the stream had run out. With --capture the \
+            server confirms values across results: each is printed as 'captured GOAL: VALUE' (with \
+            --quiet too) and the session ends once every goal is captured.
             """,
         options: [
             serverOption, transportOption,
@@ -42,8 +44,12 @@ enum StreamCommand {
                 variadic: true)
         ],
         exitCodes: [
-            ExitCodeHelp(ExitCode.success.rawValue, "The stream ran (or Ctrl-C ended it) and no frame failed."),
-            ExitCodeHelp(ExitCode.failure.rawValue, "Some frame failed (the reason is on standard error)."),
+            ExitCodeHelp(
+                ExitCode.success.rawValue,
+                "The stream ran (or Ctrl-C ended it) and no frame failed; with --capture, every goal was captured."),
+            ExitCodeHelp(
+                ExitCode.failure.rawValue,
+                "Some frame failed (the reason is on standard error), or a --capture goal was not captured."),
             ExitCodeHelp(
                 ExitCode.unavailable.rawValue,
                 "The server cannot be reached at the start, or was still gone at the end."),
@@ -52,7 +58,8 @@ enum StreamCommand {
         ])
 
     static func run(_ parsed: ParsedCommandLine) throws(CLIFailure) -> ExitCode {
-        let options = try parseRecognitionOptions(parsed)
+        var options = try parseRecognitionOptions(parsed)
+        options.captureGoals = try parseCaptureGoals(parsed, confirmations: 3, endWhenCaptured: true)
         let orientation = try parseOrientation(parsed)
         let addresses = try serverAddresses(parsed)
         let transport = try clientTransport(parsed)
@@ -191,6 +198,10 @@ final class Streamer {
     private var ending = false
     private var interrupted = false
     private var finished = false
+    /// Goals of `start`'s options captured so far.
+    private var captured: Set<String> = []
+    private var goals: [String] { start.options.captureGoals.map(\.name) }
+    private var allCaptured: Bool { !goals.isEmpty && goals.allSatisfy(captured.contains) }
 
     init(
         frames: [InputImage], orientation: Orientation?, fps: Double, loop: Bool, duration: Duration?,
@@ -233,6 +244,11 @@ final class Streamer {
         }
         StandardStream.output.write(counts.summaryLine)
         if counts.failed > 0 { return .failure }
+        if !goals.isEmpty && !allCaptured {
+            let missed = goals.filter { !captured.contains($0) }
+            say("legible: not captured: \(missed.joined(separator: ", "))\n", error: true)
+            return .failure
+        }
         // The stream ran out with the server gone: it was unreachable when it mattered.
         if connection == nil && !interrupted { return .unavailable }
         return .success
@@ -367,7 +383,9 @@ final class Streamer {
         switch message {
         case .result(let result): handle(result)
         case .summary:
-            if ending {
+            if ending || allCaptured {
+                // Every frame of the session is answered (the server ends a session whose
+                // goals are all captured, as EndSession would).
                 // Every frame of the session is answered.
                 lose()
                 finished = true
@@ -389,7 +407,9 @@ final class Streamer {
             counts.latencies.append(clock.now - sent.sentAt)
         case .skipped: counts.skipped += 1
         case .dropped: counts.dropped += 1
-        case .failed where result.error?.code == LegibleError.Code.unavailable.rawValue:
+        case .failed where allCaptured && result.error?.code == LegibleError.Code.failedPrecondition.rawValue:
+            // Sent after the server ended the session on its last capture: not read, not failed.
+            counts.lost += 1
             // The server is shutting down and takes no more frames: not the frame's fault. It
             // is lost, and so is the rest of this session; behind a load balancer another
             // instance can take the stream now rather than after this one's drain.
@@ -405,6 +425,13 @@ final class Streamer {
                 "legible: frame \(result.frameID) (\(frames[sent.image].name)): \(result.error?.description ?? "failed")\n",
                 error: true)
         }
+        for capture in result.captures where capture.captured {
+            captured.insert(capture.goal)
+            StandardStream.output.write("captured \(capture.goal): \(capture.value)\n")
+        }
+        // The server ends the session now: send no more frames, and no EndSession either (it
+        // would reach a closed socket and reset the summary away).
+        if allCaptured { ending = true }
         guard result.status == .recognized || result.status == .skipped else { return }
         // The server's tracker says what changed; track ids name the lines.
         var texts: [UInt64: String] = [:]

@@ -96,7 +96,8 @@ examples:
 
 exit status:
   0   every frame sent was answered exactly once and none failed
-  1   some frames failed, or the results did not add up against the SessionSummary
+  1   some frames failed, the results did not add up against the SessionSummary, or
+      a --capture goal was not captured
   2   cannot reach the server, the session broke, or the environment lacks something
       (camera busy, OpenCV without a GUI for --show, no MP4 encoder)
   64  usage error: a bad flag or value, or no such source
@@ -183,6 +184,14 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a line held for N results is stable and drawn green (default 3)")
     rec.add_argument("--wait-for-steady", action="store_true", help="let the server skip frames while the camera moves")
     rec.add_argument("--recognize-unchanged", action="store_true", help="read frames even when nothing changed since the last one")
+    rec.add_argument("--capture", action="append", type=_capture_goal, metavar="GOAL",
+                     help="look for phone, email, url, date, card (Luhn-checked) or re:PATTERN (RE2, within a line), "
+                          "repeatable: candidates are drawn in magenta, a value the server confirmed in yellow and "
+                          "printed as 'captured GOAL: VALUE'")
+    rec.add_argument("--confirmations", type=_positive(int), default=3, metavar="N",
+                     help="results a value must be read in to be captured (default 3)")
+    rec.add_argument("--stop-on-capture", action="store_true",
+                     help="end the session once every --capture goal is captured")
 
     out = parser.add_argument_group("output")
     out.add_argument("--show", action="store_true", help="show the overlay in a window (q or Esc stops)")
@@ -207,11 +216,36 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
+CAPTURE_KINDS = {"phone": pb.ENTITY_KIND_PHONE_NUMBER, "email": pb.ENTITY_KIND_EMAIL_ADDRESS, "url": pb.ENTITY_KIND_URL,
+                 "date": pb.ENTITY_KIND_DATE, "card": pb.ENTITY_KIND_PAYMENT_CARD}
+
+
+def _capture_goal(text: str) -> str:
+    if text in CAPTURE_KINDS or (text.startswith("re:") and len(text) > 3):
+        return text
+    raise argparse.ArgumentTypeError(f"expected phone, email, url, date, card or re:PATTERN, got {text!r}")
+
+
+def capture_goals(args: argparse.Namespace) -> list[pb.CaptureGoal]:
+    """The --capture goals: entity kinds by name, patterns as re1, re2, ... in order."""
+    goals, patterns = [], 0
+    for text in args.capture or []:
+        goal = pb.CaptureGoal(confirmations=args.confirmations)
+        if text.startswith("re:"):
+            patterns += 1
+            goal.name, goal.pattern = f"re{patterns}", text[3:]
+        else:
+            goal.name, goal.entity = text, CAPTURE_KINDS[text]
+        goals.append(goal)
+    return goals
+
+
 def recognition_options(args: argparse.Namespace) -> pb.RecognitionOptions:
     options = pb.RecognitionOptions(
         scripts=[SCRIPTS[s] for s in args.script or []], language_hints=args.language or [],
         mode=MODES[args.mode], level=LEVELS[args.level], stable_after=args.stable_after,
-        wait_for_steady=args.wait_for_steady, recognize_unchanged=args.recognize_unchanged)
+        wait_for_steady=args.wait_for_steady, recognize_unchanged=args.recognize_unchanged,
+        capture_goals=capture_goals(args))
     if args.roi:
         x, y, w, h = args.roi
         options.region_of_interest.CopyFrom(pb.Rect(x=x, y=y, width=w, height=h))
@@ -325,12 +359,16 @@ class Report:
     last_recognized: pb.FrameResult | None = None
     written: int = 0
     interrupted: bool = False
+    goals: list[str] = field(default_factory=list)     # --capture goals' names
+    captures: dict[str, str] = field(default_factory=dict)   # goal -> the value that captured it
 
     @property
     def exit_code(self) -> int:
         if self.broken:
             return EXIT_ENVIRONMENT
         if self.problems or self.counts.get("failed", 0):
+            return EXIT_FRAMES_FAILED
+        if any(goal not in self.captures for goal in self.goals):
             return EXIT_FRAMES_FAILED
         return EXIT_OK
 
@@ -349,6 +387,9 @@ class Connection:
         self.broken: str | None = None
         self.last_recognized: pb.FrameResult | None = None
         self.finished = threading.Event()     # the receiver saw the end of the stream
+        self.goals = [goal.name for goal in capture_goals(args)]
+        self.captures: dict[str, str] = {}    # goal -> the value the server captured it with
+        self.all_captured = threading.Event()
         self.encoding = ENCODINGS[args.encoding]
         self._sender = threading.Thread(target=self._send_loop, name="legible-send", daemon=True)
         self._receiver = threading.Thread(target=self._receive_loop, name="legible-receive", daemon=True)
@@ -397,6 +438,12 @@ class Connection:
         if result.status == pb.FRAME_STATUS_RECOGNIZED:
             self.last_recognized = result
         self.printer.result(answer, result, self.args.stable_after)
+        for capture in result.captures:
+            if capture.captured:
+                self.captures[capture.goal] = capture.value
+                self.printer.say(f"captured {capture.goal}: {capture.value}")
+        if self.goals and all(goal in self.captures for goal in self.goals):
+            self.all_captured.set()
         if self.timeline is not None:
             self.timeline.resolve(result)
 
@@ -470,6 +517,9 @@ def _capture(source: Source, args: argparse.Namespace, connection: Connection, t
         if args.duration and time.monotonic() - start >= args.duration:
             return
         if connection.broken or connection.finished.is_set():
+            return
+        if args.stop_on_capture and connection.all_captured.is_set():
+            printer.say("every goal captured: ending the session", sys.stderr)
             return
         if source.paced:
             delay = start + report.captured / source.fps - time.monotonic()
@@ -567,6 +617,8 @@ def _fill_report(report: Report, connection: Connection) -> None:
     report.summary = connection.summary
     report.broken = connection.broken
     report.last_recognized = connection.last_recognized
+    report.goals = connection.goals
+    report.captures = dict(connection.captures)
     report.problems = ledger.problems(connection.summary) if connection.summary is not None or not connection.broken else []
     for name, status in [("all", None), *((STATUS_NAMES[s], s) for s in sorted(STATUS_NAMES))]:
         values = [v * 1000 for v in ledger.latencies(status)]
@@ -591,6 +643,8 @@ def print_summary(report: Report, printer: Printer) -> None:
     if s is not None:
         out.append(f"server: received {s.frames_received}, recognized {s.frames_recognized}, dropped {s.frames_dropped}, "
                    f"skipped {s.frames_skipped}, failed {s.frames_failed}")
+    for goal in report.goals:
+        out.append(f"captured {goal}: {report.captures[goal]}" if goal in report.captures else f"not captured: {goal}")
     if report.broken:
         out.append(f"error: {report.broken}")
     for problem in report.problems:

@@ -23,6 +23,8 @@ WORD_COLOR = (255, 144, 30)      # blue: every word (element) box
 LINE_COLOR = (0, 165, 255)       # orange: a line box and its text
 STABLE_COLOR = (40, 200, 0)      # green: a line that has held its text for --stable-after results
 ROI_COLOR = (200, 200, 200)      # grey: the region of interest
+CANDIDATE_COLOR = (255, 0, 255)  # magenta: a capture goal's value read, not yet confirmed
+CAPTURED_COLOR = (0, 255, 255)   # yellow: the value that captured its goal, in the result that confirmed it
 CAPTION_COLOR = (255, 255, 255)
 SHADOW_COLOR = (0, 0, 0)
 
@@ -98,6 +100,14 @@ def draw_overlay(stored: np.ndarray, result: pb.FrameResult | None, orientation:
         for _, words in lines_of(result.text):
             for word in words:
                 _rectangle(canvas, place((word.frame.x, word.frame.y, word.frame.width, word.frame.height)), WORD_COLOR, 1)
+        for capture in result.captures:
+            color = CAPTURED_COLOR if capture.captured else CANDIDATE_COLOR
+            for f in capture.frames:
+                _rectangle(canvas, place((f.x - 2, f.y - 2, f.width + 4, f.height + 4)), color, 3 if capture.captured else 2)
+            if capture.captured and capture.frames:
+                x, y, _, h = place((capture.frames[0].x, capture.frames[0].y, capture.frames[0].width,
+                                    capture.frames[0].height))
+                _label(canvas, _ascii(f"{capture.goal}: {capture.value}"), x, y + h + 18, color)
     if caption:
         _label(canvas, caption, 6, 18, CAPTION_COLOR)
     return canvas

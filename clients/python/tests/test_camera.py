@@ -26,7 +26,8 @@ from legible_client import camera, pb, sensor_to_upright, upright_size, upright_
 from legible_client.frames import ENCODINGS, encode_frame, parse_orientation, to_upright
 from legible_client.ledger import Ledger, percentile
 from legible_client.mailbox import Mailbox
-from legible_client.overlay import LINE_COLOR, STABLE_COLOR, WORD_COLOR, draw_overlay
+from legible_client.overlay import (CANDIDATE_COLOR, CAPTURED_COLOR, LINE_COLOR, STABLE_COLOR, WORD_COLOR,
+                                    draw_overlay)
 from test_end_to_end import cer
 
 sys.path.insert(0, os.path.join(REPO, "scripts"))
@@ -254,6 +255,33 @@ def test_ctrl_c_ends_the_session_and_waits_for_the_summary(legibled, tmp_path):
     captured = int(text.split("summary: ")[1].split(" frames captured")[0])
     assert 1 <= captured < 40
     assert legibled.process.poll() is None
+
+
+def test_capture_goals_are_drawn_printed_and_stop_the_run(legibled, tmp_path, capsys):
+    """--capture phone --capture re:... with --stop-on-capture over a folder of a business card
+    drifting: the candidates are drawn in magenta, the confirmed value in yellow on the frame
+    that confirmed it, both goals are printed, and the run ends before the folder does with
+    its books balanced."""
+    from test_capture import card_frame
+    folder = tmp_path / "card"
+    folder.mkdir()
+    for index in range(12):
+        (folder / f"{index:03d}.jpg").write_bytes(card_frame(index))
+    out = str(tmp_path / "out")
+    report = stream(legibled, "--source", str(folder), "--fps", "4", "--recognize-unchanged", "--capture", "phone",
+                    "--capture", r"re:[A-Z]{2}-\d{6}", "--stop-on-capture", "--out-dir", out, "-q")
+    assert report.captures == {"phone": "+493012345678", "re1": "AB-123456"}, report.captures
+    assert report.captured < 12, "the run stopped on capture"
+    assert_adds_up(report, report.captured)
+    printed = capsys.readouterr().out
+    assert "captured phone: +493012345678" in printed and "captured re1: AB-123456" in printed, printed
+    colours = {}
+    for name in sorted(os.listdir(out)):
+        image = cv2.imread(os.path.join(out, name))
+        colours[name] = (bool(np.all(image == np.array(CANDIDATE_COLOR, np.uint8), axis=-1).any()),
+                         bool(np.all(image == np.array(CAPTURED_COLOR, np.uint8), axis=-1).any()))
+    assert any(candidate and not captured for candidate, captured in colours.values()), colours
+    assert any(captured for _, captured in colours.values()), colours
 
 
 def test_fast_stream_every_frame_answered_once(tmp_path, video):

@@ -187,6 +187,96 @@ void   legible__v1__recognition_options__free_unpacked
   assert(message->base.descriptor == &legible__v1__recognition_options__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   legible__v1__capture_goal__init
+                     (Legible__V1__CaptureGoal         *message)
+{
+  static const Legible__V1__CaptureGoal init_value = LEGIBLE__V1__CAPTURE_GOAL__INIT;
+  *message = init_value;
+}
+size_t legible__v1__capture_goal__get_packed_size
+                     (const Legible__V1__CaptureGoal *message)
+{
+  assert(message->base.descriptor == &legible__v1__capture_goal__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t legible__v1__capture_goal__pack
+                     (const Legible__V1__CaptureGoal *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &legible__v1__capture_goal__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t legible__v1__capture_goal__pack_to_buffer
+                     (const Legible__V1__CaptureGoal *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &legible__v1__capture_goal__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Legible__V1__CaptureGoal *
+       legible__v1__capture_goal__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Legible__V1__CaptureGoal *)
+     protobuf_c_message_unpack (&legible__v1__capture_goal__descriptor,
+                                allocator, len, data);
+}
+void   legible__v1__capture_goal__free_unpacked
+                     (Legible__V1__CaptureGoal *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &legible__v1__capture_goal__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   legible__v1__capture__init
+                     (Legible__V1__Capture         *message)
+{
+  static const Legible__V1__Capture init_value = LEGIBLE__V1__CAPTURE__INIT;
+  *message = init_value;
+}
+size_t legible__v1__capture__get_packed_size
+                     (const Legible__V1__Capture *message)
+{
+  assert(message->base.descriptor == &legible__v1__capture__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t legible__v1__capture__pack
+                     (const Legible__V1__Capture *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &legible__v1__capture__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t legible__v1__capture__pack_to_buffer
+                     (const Legible__V1__Capture *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &legible__v1__capture__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Legible__V1__Capture *
+       legible__v1__capture__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Legible__V1__Capture *)
+     protobuf_c_message_unpack (&legible__v1__capture__descriptor,
+                                allocator, len, data);
+}
+void   legible__v1__capture__free_unpacked
+                     (Legible__V1__Capture *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &legible__v1__capture__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   legible__v1__update_session__init
                      (Legible__V1__UpdateSession         *message)
 {
@@ -1710,7 +1800,7 @@ const ProtobufCMessageDescriptor legible__v1__start_session__descriptor =
   (ProtobufCMessageInit) legible__v1__start_session__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor legible__v1__recognition_options__field_descriptors[17] =
+static const ProtobufCFieldDescriptor legible__v1__recognition_options__field_descriptors[18] =
 {
   {
     "scripts",
@@ -1916,10 +2006,23 @@ static const ProtobufCFieldDescriptor legible__v1__recognition_options__field_de
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "capture_goals",
+    18,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Legible__V1__RecognitionOptions, n_capture_goals),
+    offsetof(Legible__V1__RecognitionOptions, capture_goals),
+    &legible__v1__capture_goal__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned legible__v1__recognition_options__field_indices_by_name[] = {
   8,   /* field[8] = auto_orientation */
   16,   /* field[16] = automatically_detect_script */
+  17,   /* field[17] = capture_goals */
   4,   /* field[4] = custom_words */
   11,   /* field[11] = detect_entities */
   7,   /* field[7] = include_symbols */
@@ -1939,7 +2042,7 @@ static const unsigned legible__v1__recognition_options__field_indices_by_name[] 
 static const ProtobufCIntRange legible__v1__recognition_options__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 17 }
+  { 0, 18 }
 };
 const ProtobufCMessageDescriptor legible__v1__recognition_options__descriptor =
 {
@@ -1949,11 +2052,204 @@ const ProtobufCMessageDescriptor legible__v1__recognition_options__descriptor =
   "Legible__V1__RecognitionOptions",
   "legible.v1",
   sizeof(Legible__V1__RecognitionOptions),
-  17,
+  18,
   legible__v1__recognition_options__field_descriptors,
   legible__v1__recognition_options__field_indices_by_name,
   1,  legible__v1__recognition_options__number_ranges,
   (ProtobufCMessageInit) legible__v1__recognition_options__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor legible__v1__capture_goal__field_descriptors[5] =
+{
+  {
+    "name",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__CaptureGoal, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "entity",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    offsetof(Legible__V1__CaptureGoal, target_case),
+    offsetof(Legible__V1__CaptureGoal, entity),
+    &legible__v1__entity_kind__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "pattern",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Legible__V1__CaptureGoal, target_case),
+    offsetof(Legible__V1__CaptureGoal, pattern),
+    NULL,
+    &protobuf_c_empty_string,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "confirmations",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__CaptureGoal, confirmations),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "end_when_captured",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__CaptureGoal, end_when_captured),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned legible__v1__capture_goal__field_indices_by_name[] = {
+  3,   /* field[3] = confirmations */
+  4,   /* field[4] = end_when_captured */
+  1,   /* field[1] = entity */
+  0,   /* field[0] = name */
+  2,   /* field[2] = pattern */
+};
+static const ProtobufCIntRange legible__v1__capture_goal__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor legible__v1__capture_goal__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "legible.v1.CaptureGoal",
+  "CaptureGoal",
+  "Legible__V1__CaptureGoal",
+  "legible.v1",
+  sizeof(Legible__V1__CaptureGoal),
+  5,
+  legible__v1__capture_goal__field_descriptors,
+  legible__v1__capture_goal__field_indices_by_name,
+  1,  legible__v1__capture_goal__number_ranges,
+  (ProtobufCMessageInit) legible__v1__capture_goal__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor legible__v1__capture__field_descriptors[6] =
+{
+  {
+    "goal",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__Capture, goal),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "value",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__Capture, value),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "frames",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Legible__V1__Capture, n_frames),
+    offsetof(Legible__V1__Capture, frames),
+    &legible__v1__rect__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "confidence",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__Capture, confidence),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "confirmations",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__Capture, confirmations),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "captured",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Legible__V1__Capture, captured),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned legible__v1__capture__field_indices_by_name[] = {
+  5,   /* field[5] = captured */
+  3,   /* field[3] = confidence */
+  4,   /* field[4] = confirmations */
+  2,   /* field[2] = frames */
+  0,   /* field[0] = goal */
+  1,   /* field[1] = value */
+};
+static const ProtobufCIntRange legible__v1__capture__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 6 }
+};
+const ProtobufCMessageDescriptor legible__v1__capture__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "legible.v1.Capture",
+  "Capture",
+  "Legible__V1__Capture",
+  "legible.v1",
+  sizeof(Legible__V1__Capture),
+  6,
+  legible__v1__capture__field_descriptors,
+  legible__v1__capture__field_indices_by_name,
+  1,  legible__v1__capture__number_ranges,
+  (ProtobufCMessageInit) legible__v1__capture__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor legible__v1__update_session__field_descriptors[1] =
@@ -2603,7 +2899,7 @@ const ProtobufCMessageDescriptor legible__v1__server_limits__descriptor =
   (ProtobufCMessageInit) legible__v1__server_limits__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor legible__v1__frame_result__field_descriptors[12] =
+static const ProtobufCFieldDescriptor legible__v1__frame_result__field_descriptors[13] =
 {
   {
     "frame_id",
@@ -2749,8 +3045,21 @@ static const ProtobufCFieldDescriptor legible__v1__frame_result__field_descripto
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "captures",
+    13,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Legible__V1__FrameResult, n_captures),
+    offsetof(Legible__V1__FrameResult, captures),
+    &legible__v1__capture__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned legible__v1__frame_result__field_indices_by_name[] = {
+  12,   /* field[12] = captures */
   4,   /* field[4] = changes */
   6,   /* field[6] = error */
   0,   /* field[0] = frame_id */
@@ -2767,7 +3076,7 @@ static const unsigned legible__v1__frame_result__field_indices_by_name[] = {
 static const ProtobufCIntRange legible__v1__frame_result__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 12 }
+  { 0, 13 }
 };
 const ProtobufCMessageDescriptor legible__v1__frame_result__descriptor =
 {
@@ -2777,7 +3086,7 @@ const ProtobufCMessageDescriptor legible__v1__frame_result__descriptor =
   "Legible__V1__FrameResult",
   "legible.v1",
   sizeof(Legible__V1__FrameResult),
-  12,
+  13,
   legible__v1__frame_result__field_descriptors,
   legible__v1__frame_result__field_indices_by_name,
   1,  legible__v1__frame_result__number_ranges,
@@ -4261,7 +4570,7 @@ const ProtobufCMessageDescriptor legible__v1__pong__descriptor =
   (ProtobufCMessageInit) legible__v1__pong__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor legible__v1__session_summary__field_descriptors[5] =
+static const ProtobufCFieldDescriptor legible__v1__session_summary__field_descriptors[6] =
 {
   {
     "frames_received",
@@ -4323,8 +4632,21 @@ static const ProtobufCFieldDescriptor legible__v1__session_summary__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "captures",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Legible__V1__SessionSummary, n_captures),
+    offsetof(Legible__V1__SessionSummary, captures),
+    &legible__v1__capture__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned legible__v1__session_summary__field_indices_by_name[] = {
+  5,   /* field[5] = captures */
   2,   /* field[2] = frames_dropped */
   4,   /* field[4] = frames_failed */
   0,   /* field[0] = frames_received */
@@ -4334,7 +4656,7 @@ static const unsigned legible__v1__session_summary__field_indices_by_name[] = {
 static const ProtobufCIntRange legible__v1__session_summary__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor legible__v1__session_summary__descriptor =
 {
@@ -4344,7 +4666,7 @@ const ProtobufCMessageDescriptor legible__v1__session_summary__descriptor =
   "Legible__V1__SessionSummary",
   "legible.v1",
   sizeof(Legible__V1__SessionSummary),
-  5,
+  6,
   legible__v1__session_summary__field_descriptors,
   legible__v1__session_summary__field_indices_by_name,
   1,  legible__v1__session_summary__number_ranges,

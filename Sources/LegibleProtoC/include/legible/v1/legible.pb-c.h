@@ -19,6 +19,8 @@ typedef struct Legible__V1__RecognizeRequest Legible__V1__RecognizeRequest;
 typedef struct Legible__V1__ClientMessage Legible__V1__ClientMessage;
 typedef struct Legible__V1__StartSession Legible__V1__StartSession;
 typedef struct Legible__V1__RecognitionOptions Legible__V1__RecognitionOptions;
+typedef struct Legible__V1__CaptureGoal Legible__V1__CaptureGoal;
+typedef struct Legible__V1__Capture Legible__V1__Capture;
 typedef struct Legible__V1__UpdateSession Legible__V1__UpdateSession;
 typedef struct Legible__V1__Frame Legible__V1__Frame;
 typedef struct Legible__V1__Image Legible__V1__Image;
@@ -403,10 +405,86 @@ struct  Legible__V1__RecognitionOptions
    * the line detector; TextLine.script and TextLine.model say what read a line.
    */
   protobuf_c_boolean automatically_detect_script;
+  /*
+   * What the session is looking for: each goal's values are reported in
+   * FrameResult.captures as they are read, and captured once confirmed (at most 16
+   * goals; a pattern that does not compile is INVALID_ARGUMENT with RE2's reason).
+   */
+  size_t n_capture_goals;
+  Legible__V1__CaptureGoal **capture_goals;
 };
 #define LEGIBLE__V1__RECOGNITION_OPTIONS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&legible__v1__recognition_options__descriptor) \
-    , 0,NULL, 0,NULL, LEGIBLE__V1__MODE__MODE_UNSPECIFIED, LEGIBLE__V1__LEVEL__LEVEL_UNSPECIFIED, 0,NULL, NULL, 0, 0, 0, LEGIBLE__V1__LANGUAGE_CORRECTION__LANGUAGE_CORRECTION_UNSPECIFIED, 0, 0, 0, 0, 0, 0, 0 }
+    , 0,NULL, 0,NULL, LEGIBLE__V1__MODE__MODE_UNSPECIFIED, LEGIBLE__V1__LEVEL__LEVEL_UNSPECIFIED, 0,NULL, NULL, 0, 0, 0, LEGIBLE__V1__LANGUAGE_CORRECTION__LANGUAGE_CORRECTION_UNSPECIFIED, 0, 0, 0, 0, 0, 0, 0, 0,NULL }
+
+
+typedef enum {
+  LEGIBLE__V1__CAPTURE_GOAL__TARGET__NOT_SET = 0,
+  LEGIBLE__V1__CAPTURE_GOAL__TARGET_ENTITY = 2,
+  LEGIBLE__V1__CAPTURE_GOAL__TARGET_PATTERN = 3
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(LEGIBLE__V1__CAPTURE_GOAL__TARGET__CASE)
+} Legible__V1__CaptureGoal__TargetCase;
+
+/*
+ * A value to capture: an entity kind or a pattern (RE2 syntax, matched within each
+ * line in linear time; at most 512 bytes), captured once the same normalized value
+ * has been read in `confirmations` results of the stream.
+ */
+struct  Legible__V1__CaptureGoal
+{
+  ProtobufCMessage base;
+  /*
+   * Unique in the session; each Capture names its goal.
+   */
+  char *name;
+  /*
+   * Results a value must be read in (0: 3; at most 100).
+   */
+  uint32_t confirmations;
+  /*
+   * End the session (its summary lists the captures) once every goal is captured.
+   */
+  protobuf_c_boolean end_when_captured;
+  Legible__V1__CaptureGoal__TargetCase target_case;
+  union {
+    Legible__V1__EntityKind entity;
+    char *pattern;
+  };
+};
+#define LEGIBLE__V1__CAPTURE_GOAL__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&legible__v1__capture_goal__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, 0, LEGIBLE__V1__CAPTURE_GOAL__TARGET__NOT_SET, {0} }
+
+
+/*
+ * A value read for a capture goal in this result. Values are normalized per kind:
+ * a phone number's digits (with its leading +), a card number's digits, an e-mail,
+ * URL or date without spaces and lower-cased, a pattern's match with single spaces.
+ */
+struct  Legible__V1__Capture
+{
+  ProtobufCMessage base;
+  char *goal;
+  char *value;
+  /*
+   * The frames of the elements it spans in this result, in reading order.
+   */
+  size_t n_frames;
+  Legible__V1__Rect **frames;
+  float confidence;
+  /*
+   * Results of the stream in which this value was read so far, this one included.
+   */
+  uint32_t confirmations;
+  /*
+   * True in exactly one result: the one that confirmed it. Its goal reports nothing
+   * after that; two values competing for a goal are both reported until one wins.
+   */
+  protobuf_c_boolean captured;
+};
+#define LEGIBLE__V1__CAPTURE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&legible__v1__capture__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, 0, 0, 0 }
 
 
 /*
@@ -631,10 +709,15 @@ struct  Legible__V1__FrameResult
    * is moving.
    */
   float motion;
+  /*
+   * The capture goals' values read in this frame (RecognitionOptions.capture_goals).
+   */
+  size_t n_captures;
+  Legible__V1__Capture **captures;
 };
 #define LEGIBLE__V1__FRAME_RESULT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&legible__v1__frame_result__descriptor) \
-    , 0, LEGIBLE__V1__FRAME_STATUS__FRAME_STATUS_UNSPECIFIED, NULL, NULL, NULL, NULL, NULL, NULL, LEGIBLE__V1__SKIP_REASON__SKIP_REASON_UNSPECIFIED, 0, 0, 0 }
+    , 0, LEGIBLE__V1__FRAME_STATUS__FRAME_STATUS_UNSPECIFIED, NULL, NULL, NULL, NULL, NULL, NULL, LEGIBLE__V1__SKIP_REASON__SKIP_REASON_UNSPECIFIED, 0, 0, 0, 0,NULL }
 
 
 /*
@@ -1004,10 +1087,15 @@ struct  Legible__V1__SessionSummary
   uint64_t frames_dropped;
   uint64_t frames_skipped;
   uint64_t frames_failed;
+  /*
+   * The values that captured the session's goals, one per goal captured.
+   */
+  size_t n_captures;
+  Legible__V1__Capture **captures;
 };
 #define LEGIBLE__V1__SESSION_SUMMARY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&legible__v1__session_summary__descriptor) \
-    , 0, 0, 0, 0, 0 }
+    , 0, 0, 0, 0, 0, 0,NULL }
 
 
 /* Legible__V1__RecognizeRequest methods */
@@ -1085,6 +1173,44 @@ Legible__V1__RecognitionOptions *
                       const uint8_t       *data);
 void   legible__v1__recognition_options__free_unpacked
                      (Legible__V1__RecognitionOptions *message,
+                      ProtobufCAllocator *allocator);
+/* Legible__V1__CaptureGoal methods */
+void   legible__v1__capture_goal__init
+                     (Legible__V1__CaptureGoal         *message);
+size_t legible__v1__capture_goal__get_packed_size
+                     (const Legible__V1__CaptureGoal   *message);
+size_t legible__v1__capture_goal__pack
+                     (const Legible__V1__CaptureGoal   *message,
+                      uint8_t             *out);
+size_t legible__v1__capture_goal__pack_to_buffer
+                     (const Legible__V1__CaptureGoal   *message,
+                      ProtobufCBuffer     *buffer);
+Legible__V1__CaptureGoal *
+       legible__v1__capture_goal__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   legible__v1__capture_goal__free_unpacked
+                     (Legible__V1__CaptureGoal *message,
+                      ProtobufCAllocator *allocator);
+/* Legible__V1__Capture methods */
+void   legible__v1__capture__init
+                     (Legible__V1__Capture         *message);
+size_t legible__v1__capture__get_packed_size
+                     (const Legible__V1__Capture   *message);
+size_t legible__v1__capture__pack
+                     (const Legible__V1__Capture   *message,
+                      uint8_t             *out);
+size_t legible__v1__capture__pack_to_buffer
+                     (const Legible__V1__Capture   *message,
+                      ProtobufCBuffer     *buffer);
+Legible__V1__Capture *
+       legible__v1__capture__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   legible__v1__capture__free_unpacked
+                     (Legible__V1__Capture *message,
                       ProtobufCAllocator *allocator);
 /* Legible__V1__UpdateSession methods */
 void   legible__v1__update_session__init
@@ -1651,6 +1777,12 @@ typedef void (*Legible__V1__StartSession_Closure)
 typedef void (*Legible__V1__RecognitionOptions_Closure)
                  (const Legible__V1__RecognitionOptions *message,
                   void *closure_data);
+typedef void (*Legible__V1__CaptureGoal_Closure)
+                 (const Legible__V1__CaptureGoal *message,
+                  void *closure_data);
+typedef void (*Legible__V1__Capture_Closure)
+                 (const Legible__V1__Capture *message,
+                  void *closure_data);
 typedef void (*Legible__V1__UpdateSession_Closure)
                  (const Legible__V1__UpdateSession *message,
                   void *closure_data);
@@ -1790,6 +1922,8 @@ extern const ProtobufCMessageDescriptor legible__v1__recognize_request__descript
 extern const ProtobufCMessageDescriptor legible__v1__client_message__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__start_session__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__recognition_options__descriptor;
+extern const ProtobufCMessageDescriptor legible__v1__capture_goal__descriptor;
+extern const ProtobufCMessageDescriptor legible__v1__capture__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__update_session__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__frame__descriptor;
 extern const ProtobufCMessageDescriptor legible__v1__image__descriptor;
