@@ -142,7 +142,7 @@ let package = Package(
             name: "legible-floor",
             dependencies: [
                 "LegibleImaging", "LegibleTesseract", "LegibleDetection", "LegibleReading", "LegibleEngine",
-                "LegibleServer", "LegibleCommandLine", "LegibleCore",
+                "LegibleServer", "LegibleCommandLine", "LegibleCore", "LegibleEntities",
                 "CLeptonica",
             ],
             path: "bench/legible-floor", swiftSettings: strict),

@@ -40,9 +40,14 @@ enum RecognizeCommand {
                 help: "Images (JPEG, PNG, TIFF, BMP, GIF, WebP, PNM, JPEG 2000); - reads one from standard input.",
                 variadic: true)
         ],
-        exitCodes: standardExitCodes + [
-            ExitCodeHelp(ExitCode.failure.rawValue, "With --capture: a goal was not read in any image.")
-        ])
+        exitCodes: standardExitCodes.map { code in
+            code.code == ExitCode.failure.rawValue
+                ? ExitCodeHelp(
+                    code.code,
+                    "Some frame failed (the reason is on standard error), or a --capture goal was not read in any image."
+                )
+                : code
+        })
 
     static func run(_ parsed: ParsedCommandLine) throws(CLIFailure) -> ExitCode {
         // Everything the command line can get wrong is checked before connecting.

@@ -410,6 +410,7 @@ final class Streamer {
         case .failed where allCaptured && result.error?.code == LegibleError.Code.failedPrecondition.rawValue:
             // Sent after the server ended the session on its last capture: not read, not failed.
             counts.lost += 1
+        case .failed where result.error?.code == LegibleError.Code.unavailable.rawValue:
             // The server is shutting down and takes no more frames: not the frame's fault. It
             // is lost, and so is the rest of this session; behind a load balancer another
             // instance can take the stream now rather than after this one's drain.

@@ -247,7 +247,9 @@ def full_frame_result():
         error=pb.Error(code=-2147483648, message="m\u00fc\"\\", frame_id=2**64 - 2, fatal=True),
         orientation=pb.AppliedOrientation(orientation=pb.ORIENTATION_LEFT_MIRRORED, source=pb.ORIENTATION_SOURCE_OSD,
                                           osd_rotation_degrees=270, osd_confidence=conf()),
-        skip_reason=pb.SKIP_REASON_MOVING, stable=True, scene_difference=1e-7, motion=123456.79)
+        skip_reason=pb.SKIP_REASON_MOVING, stable=True, scene_difference=1e-7, motion=123456.79,
+        captures=[pb.Capture(goal="card \u2713", value="4111111111111111", frames=[rect(), rect()], confidence=conf(),
+                             confirmations=2**32 - 1, captured=True)])
 
 
 def test_the_fake_result_sets_every_field():
