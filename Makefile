@@ -26,7 +26,7 @@ DEPLOY_CHECK_PACKAGES := systemd python3-seccomp python3-yaml
 PY_PROTO_OUT := clients/python/legible_client/proto
 
 .PHONY: deps print-apt-packages check-packages build release run test test-swift test-python python-proto bench \
-	bench-setup bench-isolation bench-throughput bench-grpc bench-overhead bench-imaging bench-models bench-load bench-sessions bench-corpus bench-tilt bench-vertical bench-scripts soak profile check-load-html check-deploy clean \
+	bench-setup bench-isolation bench-throughput bench-grpc bench-capture bench-overhead bench-imaging bench-models bench-load bench-sessions bench-corpus bench-tilt bench-vertical bench-scripts soak profile check-load-html check-deploy clean \
 	fuzz fuzz-build test-asan test-tsan leak-check format lint quantize-detector
 
 deps: ## Install the Debian and PyPI packages that are missing.
@@ -120,6 +120,9 @@ profile: release ## callgrind of 10 reads of a 720p frame: the server's own step
 
 bench-throughput: bench-setup release python-proto ## Saturated frames/s side by side in alternating rounds: line path vs its floor, page path vs its floor (and one decoding every frame) and tesserocr-fifo; where the server's CPU goes (~6 min).
 	python3 bench/throughput.py
+
+bench-capture: deps release python-proto ## Capture goals: frames a business card takes to capture its phone, e-mail and serial for confirmations 1/2/3/5, microseconds per result to find the values (legible-floor --capture), bytes of a whole FrameResult against its captures (~1 min).
+	python3 bench/capture_goals.py --json bench/out/capture_goals.json
 
 bench-grpc: deps release python-proto ## gRPC (grpcio's Stream call) against the framed protocol on one server, same frames, alternating rounds: one-stream ms per frame and saturated frames/s, in cleartext and under TLS, with their ratios; result age under 4x overload with legible-load over each, cleartext and TLS, in alternating rounds (~7 min).
 	python3 bench/grpc_overhead.py --json bench/out/grpc_overhead.json
