@@ -22,6 +22,8 @@ final class FramedTransport: EventHandler, SessionStream, BudgetedReader {
     /// Not read because the server's pool for partial messages is spent (`ReadBudget`).
     private var budgetPaused = false
     private let budget: ReadBudget
+    private let lingeringCloses: LingeringCloses
+    private let now: () -> Duration
     private var peerFinishedSending = false
     private var isClosed = false
     /// `--max-message-bytes`, taken once the session has started.
@@ -34,6 +36,8 @@ final class FramedTransport: EventHandler, SessionStream, BudgetedReader {
         self.metrics = server.metrics
         self.log = server.log
         self.budget = server.readBudget
+        self.lingeringCloses = server.lingeringCloses
+        self.now = { [unowned server] in server.now }
         self.maxMessageBytes = maxMessageBytes
         self.stream = FramedStream(
             socket: socket, maxMessageBytes: min(startMessageBytes, maxMessageBytes),
@@ -168,9 +172,10 @@ final class FramedTransport: EventHandler, SessionStream, BudgetedReader {
             return
         }
         if !stream.hasQueuedBytes && closeAfterFlush {
-            // Everything is written: half-close so the client reads end of stream, then let go.
+            // Everything is written: half-close so the client reads end of stream, then let go
+            // once it stops sending (a frame still on its way must not reset what it has not read).
             socket.shutdownWrite()
-            close(reason: "finished")
+            close(reason: "finished", lingering: !peerFinishedSending)
             return
         }
         if readingPaused != stream.isBackedUp {
@@ -201,7 +206,7 @@ final class FramedTransport: EventHandler, SessionStream, BudgetedReader {
         loop.execute { transport.value.readArrived() }
     }
 
-    private func close(reason: String) {
+    private func close(reason: String, lingering: Bool = false) {
         guard !isClosed else { return }
         isClosed = true
         loop.unregister(socket.descriptor)
@@ -209,7 +214,11 @@ final class FramedTransport: EventHandler, SessionStream, BudgetedReader {
         // Bookkeeping (gauges, scheduler) before the descriptor goes, so that whoever sees the
         // socket closed also sees the session gone from /metrics.
         handler?.closed(reason: reason)
-        socket.close()
+        if lingering {
+            lingeringCloses.close(socket, now: now())
+        } else {
+            socket.close()
+        }
     }
 }
 

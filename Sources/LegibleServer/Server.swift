@@ -65,6 +65,8 @@ public final class Server {
     static let refusalSeconds = 1
     /// Bytes of messages still arriving, across connections (`--max-buffered-bytes`).
     let readBudget: ReadBudget
+    /// Sockets of sessions the server ended, read until their client closes (`LingeringCloses`).
+    let lingeringCloses: LingeringCloses
     /// Which accepted connections are open, unstarted, and from whom.
     private var admission: ConnectionAdmission<Socket.Peer>
     private let installedModels: Set<String>
@@ -92,6 +94,7 @@ public final class Server {
         self.log = Log(minimum: configuration.logLevel, format: configuration.logFormat)
         self.health = HealthState(metrics: metrics.registry)
         self.loop = try EventLoop()
+        lingeringCloses = LingeringCloses(loop: loop)
         let started = ContinuousClock.now
         let elapsed = configuration.clock ?? { ContinuousClock.now - started }
         self.elapsed = elapsed
@@ -504,6 +507,7 @@ public final class Server {
     func tick() {
         let now = self.now
         engines.tick()
+        lingeringCloses.tick(now: now)
         for connection in Array(connections.values) { connection.tick(now: now) }
         for transport in Array(http2Connections.values) { transport.tick(now: now) }
         let firstMessage = Duration.seconds(configuration.firstMessageSeconds)

@@ -15,6 +15,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from conftest import REPO, SLOWDOWN, Server
 from legible_client import Stream, build_image, pb
+from test_operations import free_port, get, samples, wait_for
 
 INVALID_ARGUMENT, FAILED_PRECONDITION = 3, 9
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
@@ -111,6 +112,33 @@ def test_a_moving_business_card_captures_its_phone_and_email_and_ends_the_sessio
     assert stream.receive() is None, "the server closes the stream after the summary"
     print("\nbusiness card: phone and e-mail captured at frame %d of 12 (confirmations 3)" %
           max(frame for _, frame in captured.values()))
+
+
+def test_a_frame_still_on_its_way_when_the_server_ends_the_session_does_not_reset_the_end():
+    """A camera's next frame is often on its way when the server ends the session on its last
+    capture. The server half-closes and reads on until the client closes (LingeringCloses):
+    had it closed the socket over the frame's unread bytes, the kernel's RST would have thrown
+    away the result and summary the client had not read yet."""
+    port = free_port()
+    s = Server("--workers", "1", "--metrics", f"tcp:127.0.0.1:{port}")
+    try:
+        stream, reply = open_session(s, [goal("email", entity=pb.ENTITY_KIND_EMAIL_ADDRESS, confirmations=1, end=True)])
+        assert reply.WhichOneof("message") == "started"
+        send_frame(stream, 1, card_frame(1))
+        # The server has answered, summarized and let the session go...
+        wait_for(lambda: samples(get(port, "/metrics")[1]).get("legible_connections") == 0, timeout=30 * SLOWDOWN,
+                 what="the session ended by its capture")
+        # ...when the next frame arrives, unread by anyone.
+        send_frame(stream, 2, card_frame(2))
+        # An RST, had one been sent, would be here well within this (loopback): it is what the
+        # test must give the chance to happen.
+        time.sleep(0.3)
+        kinds = []
+        while (message := stream.receive()) is not None:
+            kinds.append(message.WhichOneof("message"))
+        assert kinds == ["result", "summary"], kinds
+    finally:
+        s.stop()
 
 
 def test_a_card_number_that_fails_luhn_is_never_captured_and_one_that_passes_is(served):
