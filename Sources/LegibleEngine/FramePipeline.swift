@@ -393,9 +393,12 @@ public final class FramePipeline {
 }
 
 /// Compiled `CaptureFinder`s by their goals, for one engine's thread: a session's patterns are
-/// compiled once, not on every frame. Bounded: when full it starts afresh.
+/// compiled once, not on every frame. Bounded: when full it starts afresh, so RE2's automata
+/// of one engine stay under `capacity` × `CaptureFinder.maxGoals` × `LinearPattern.maxMemoryBytes`
+/// (128 MiB; a pattern of a few characters uses kilobytes), and sessions that come and go
+/// cost a recompile (tens of microseconds a pattern).
 struct CaptureFinderCache {
-    static let capacity = 64
+    static let capacity = 8
     private var finders: [[CaptureGoal]: CaptureFinder] = [:]
 
     /// nil when the goals do not make a finder (the session checked them, so only a goal list
