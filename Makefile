@@ -161,7 +161,7 @@ check-deploy: build ## deploy/: haproxy -c, systemd-analyze verify, legibled und
 bench-setup: ## The peers' set-up (idempotent): tesseract CLI, tesserocr built against Debian's libtesseract, matplotlib.
 	bash bench/peers/setup.sh
 
-bench: bench-setup release python-proto ## The one-run benchmark (~10 min): floor, Legible, peers, freshness, accuracy -> BENCHMARKS.md.
+bench: bench-setup release python-proto ## The one-run benchmark (~21 min): floor, Legible, peers, freshness, accuracy, the corpus, tilt, columns, scripts, isolation, gRPC -> BENCHMARKS.md.
 	python3 bench/run.py --out BENCHMARKS.md
 
 bench-all: bench bench-imaging bench-models bench-sessions bench-load ## make bench, then every other benchmark (~30 min).

@@ -65,3 +65,39 @@ public struct Capture: Sendable, Hashable, Codable {
         self.captured = captured
     }
 }
+
+extension CaptureGoal {
+    /// Goals as the command lines spell them (`legible --capture`, `legible-floor --capture`):
+    /// `phone`, `email`, `url`, `date`, `card`, or `re:PATTERN` (named `re1`, `re2`, … in order);
+    /// INVALID_ARGUMENT for another word or a goal given twice.
+    public static func fromCommandLine(
+        _ texts: [String], confirmations: Int = defaultConfirmations, endWhenCaptured: Bool = false
+    ) throws(LegibleError) -> [CaptureGoal] {
+        let kinds: [String: EntityKind] = [
+            "phone": .phoneNumber, "email": .emailAddress, "url": .url, "date": .date, "card": .paymentCard,
+        ]
+        var goals: [CaptureGoal] = []
+        var patterns = 0
+        for text in texts {
+            let target: Target
+            let name: String
+            if text.hasPrefix("re:") {
+                patterns += 1
+                name = "re\(patterns)"
+                target = .pattern(String(text.dropFirst(3)))
+            } else if let kind = kinds[text] {
+                name = text
+                target = .entity(kind)
+            } else {
+                throw LegibleError(
+                    .invalidArgument, "--capture takes phone, email, url, date, card or re:PATTERN, not '\(text)'")
+            }
+            guard !goals.contains(where: { $0.name == name }) else {
+                throw LegibleError(.invalidArgument, "--capture \(text) is given twice")
+            }
+            goals.append(
+                CaptureGoal(name: name, target: target, confirmations: confirmations, endWhenCaptured: endWhenCaptured))
+        }
+        return goals
+    }
+}

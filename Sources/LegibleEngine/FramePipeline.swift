@@ -395,8 +395,8 @@ public final class FramePipeline {
 /// Compiled `CaptureFinder`s by their goals, for one engine's thread: a session's patterns are
 /// compiled once, not on every frame. Bounded: when full it starts afresh, so RE2's automata
 /// of one engine stay under `capacity` × `CaptureFinder.maxGoals` × `LinearPattern.maxMemoryBytes`
-/// (128 MiB; a pattern of a few characters uses kilobytes), and sessions that come and go
-/// cost a recompile (tens of microseconds a pattern).
+/// (128 MiB at the very most), and sessions that come and go cost a recompile of their
+/// patterns.
 struct CaptureFinderCache {
     static let capacity = 8
     private var finders: [[CaptureGoal]: CaptureFinder] = [:]

@@ -2,8 +2,9 @@ internal import CRE2
 public import LegibleCore
 
 /// A client's regular expression, compiled by RE2, which matches in time linear in the text:
-/// no pattern can stall the server by backtracking (`(a+)+$` against a line of `a`s runs as
-/// fast as `a+`). Patterns are RE2's syntax (Perl-like, without backreferences or lookaround).
+/// no pattern can stall the server by backtracking (`(a+)+$` against a line of `a`s ending
+/// in `b` is one pass over the line, where a backtracking engine's time doubles with each `a`).
+/// Patterns are RE2's syntax (Perl-like, without backreferences or lookaround).
 ///
 /// Bounded twice: the pattern's length (`maxPatternBytes`) and the memory RE2 may give its
 /// automata (`maxMemoryBytes`); a pattern past either, or one that does not compile, is

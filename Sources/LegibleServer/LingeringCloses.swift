@@ -33,8 +33,8 @@ final class LingeringCloses {
                     Result { () throws(LegibleError) -> Int? in try socket.receive(into: buffer) }
                 }
                 switch outcome {
-                case .failure, .success(0): return owner.close(socket.descriptor)
-                case .success(nil): if hangup { return owner.close(socket.descriptor) } else { return }
+                case .failure, .success(0): return owner.release(socket.descriptor)
+                case .success(nil): if hangup { return owner.release(socket.descriptor) } else { return }
                 case .success: continue
                 }
             } while true
@@ -66,10 +66,11 @@ final class LingeringCloses {
 
     /// Closes the sockets whose time is up (the server's tick).
     func tick(now: Duration) {
-        for (descriptor, entry) in lingering where now >= entry.until { close(descriptor) }
+        for (descriptor, entry) in lingering where now >= entry.until { release(descriptor) }
     }
 
-    private func close(_ descriptor: Int32) {
+    /// Stops watching `descriptor` and closes its socket.
+    private func release(_ descriptor: Int32) {
         guard let entry = lingering.removeValue(forKey: descriptor) else { return }
         loop.unregister(descriptor)
         entry.socket.close()

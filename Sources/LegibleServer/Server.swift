@@ -251,14 +251,15 @@ public final class Server {
             case .refuse(let why):
                 refusedConnections += 1
                 metrics.refusedConnection()
-                refusal =
+                let reason =
                     why == .serverFull
                     ? "the server is at its limit of connections; try again later"
                     : "\(peer) has --max-connections-per-peer connections open; try again later"
                 guard beingRefused.count < Self.maxConnectionsBeingRefused else {
-                    refuseAtOnce(socket, tls: tls, refusal!)
+                    refuseAtOnce(socket, tls: tls, reason)
                     continue
                 }
+                refusal = reason
             case .admit(let evicting):
                 for id in evicting { evict(id) }
             }
@@ -324,11 +325,13 @@ public final class Server {
                 socket.close()
                 admission.closed(sniffer.id)
                 beingRefused.remove(sniffer.id)
-            case .framed where sniffer.refusal != nil:
-                sendFramedRefusal(on: socket, sniffer.refusal!)
-                socket.close()
-                beingRefused.remove(sniffer.id)
             case .framed:
+                if let reason = sniffer.refusal {
+                    sendFramedRefusal(on: socket, reason)
+                    socket.close()
+                    beingRefused.remove(sniffer.id)
+                    break
+                }
                 let transport = FramedTransport(
                     socket: socket, maxMessageBytes: configuration.maxMessageBytes,
                     startMessageBytes: SessionStateMachine.maxStartSessionBytes,

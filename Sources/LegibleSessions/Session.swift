@@ -265,10 +265,7 @@ public struct Session {
             )
         }
         var actions = machine.frameAnswered(result)
-        if captures.endsSession, case .active = machine.state {
-            // Every goal is captured and the client asked to end then: as if it sent EndSession.
-            actions += machine.receive(.end)
-        }
+        if captures.endsSession { actions += machine.endOnCapture() }
         return actions.map(Self.action)
     }
 

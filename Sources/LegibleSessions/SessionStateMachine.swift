@@ -149,6 +149,9 @@ public struct SessionStateMachine {
     public let configuration: SessionConfiguration
     public private(set) var state: State = .awaitingStart
     public private(set) var summary = SessionSummary()
+    /// The session ended itself on its last capture (`endOnCapture`): a frame arriving after
+    /// is told so, not that it came after an EndSession the client never sent.
+    private var endedOnCapture = false
 
     public init(configuration: SessionConfiguration) {
         self.configuration = configuration
@@ -186,7 +189,10 @@ public struct SessionStateMachine {
             let error =
                 shuttingDown
                 ? LegibleError(.unavailable, "the server is shutting down and reads no more frames")
-                : LegibleError(.failedPrecondition, "frame sent after EndSession")
+                : endedOnCapture
+                    ? LegibleError(
+                        .failedPrecondition, "frame sent after the session ended: every capture goal is captured")
+                    : LegibleError(.failedPrecondition, "frame sent after EndSession")
             return answer(failed(frame.frameID, error))
         case (.active(let settings), .update(let update)):
             switch resolve(update.options) {
@@ -207,6 +213,14 @@ public struct SessionStateMachine {
         case (.draining, .end):
             return []
         }
+    }
+
+    /// Every capture goal is captured and the client asked the session to end then: it ends as
+    /// on EndSession (the frames still owed are answered, then the summary).
+    public mutating func endOnCapture() -> [Action] {
+        guard case .active = state else { return [] }
+        endedOnCapture = true
+        return receive(.end)
     }
 
     /// A value captured one of the session's goals: the summary lists it.

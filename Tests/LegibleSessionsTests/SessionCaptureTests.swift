@@ -53,11 +53,8 @@ struct SessionCaptureTests {
         var results: [FrameResult] = []
         var summaries: [SessionSummary] = []
         var closed = false
-        for id in UInt64(1)...2 {
-            _ = session.received(.frame(frame(id)), now: .zero)
-            for action in session.engineAnswered(
-                answer([phone]), frame: frame(id), settings: settings, timing: Timing())
-            {
+        func take(_ actions: [Session.Action]) {
+            for action in actions {
                 switch action {
                 case .send(.result(let result), _): results.append(result)
                 case .send(.summary(let summary), _): summaries.append(summary)
@@ -66,13 +63,28 @@ struct SessionCaptureTests {
                 }
             }
         }
+        func answered(_ id: UInt64, _ candidates: [CaptureCandidate]) {
+            take(session.engineAnswered(answer(candidates), frame: frame(id), settings: settings, timing: Timing()))
+        }
+        _ = session.received(.frame(frame(1)), now: .zero)
+        answered(1, [phone])
+        // Frame 3 arrives while frame 2 is read; frame 2's answer captures the phone.
+        _ = session.received(.frame(frame(2)), now: .zero)
+        _ = session.received(.frame(frame(3)), now: .zero)
+        answered(2, [phone])
         #expect(results.map { $0.captures.map(\.confirmations) } == [[1], [2]])
         #expect(results.map { $0.captures.map(\.captured) } == [[false], [true]])
+        #expect(summaries.isEmpty && !closed, "frame 3 is still owed its answer")
+        // Frame 4, sent before the client heard: refused, saying why, not read.
+        take(session.received(.frame(frame(4)), now: .zero))
+        #expect(results.last?.frameID == 4 && results.last?.status == .failed)
+        #expect(results.last?.error?.message == "frame sent after the session ended: every capture goal is captured")
+        // Frame 3's answer reports nothing more for the captured goal; then the summary, then close.
+        answered(3, [phone])
+        #expect(results.last?.frameID == 3 && results.last?.captures.isEmpty == true)
         #expect(summaries.map { $0.captures.map(\.value) } == [["5551234"]])
+        #expect(summaries.first?.framesReceived == 4 && summaries.first?.framesFailed == 1)
         #expect(closed)
-        // A frame the client sent before it heard: refused, the session being over.
-        let late = session.received(.frame(frame(3)), now: .zero)
-        #expect(late.allSatisfy { if case .submit = $0 { false } else { true } })
     }
 
     @Test func goalsTheServerRefusesFailTheStart() {

@@ -86,21 +86,12 @@ struct Options {
     var file: String?
 }
 
-/// `--capture` goals, named as `legible --capture` names them.
+/// `--capture` goals, spelled and named as `legible --capture` takes them.
 func captureGoals(_ texts: [String]) -> [CaptureGoal] {
-    let kinds: [String: EntityKind] = [
-        "phone": .phoneNumber, "email": .emailAddress, "url": .url, "date": .date, "card": .paymentCard,
-    ]
-    var patterns = 0
-    return texts.map { text in
-        if text.hasPrefix("re:") {
-            patterns += 1
-            return CaptureGoal(name: "re\(patterns)", target: .pattern(String(text.dropFirst(3))))
-        }
-        guard let kind = kinds[text] else {
-            fail("--capture takes phone, email, url, date, card or re:PATTERN", code: .usage)
-        }
-        return CaptureGoal(name: text, target: .entity(kind))
+    do throws(LegibleError) {
+        return try CaptureGoal.fromCommandLine(texts)
+    } catch {
+        fail(error.message, code: .usage)
     }
 }
 

@@ -231,32 +231,18 @@ func parseCaptureGoals(_ parsed: ParsedCommandLine, confirmations: Int, endWhenC
     } catch {
         throw error.failure
     }
-    let kinds: [String: EntityKind] = [
-        "phone": .phoneNumber, "email": .emailAddress, "url": .url, "date": .date, "card": .paymentCard,
-    ]
-    var goals: [CaptureGoal] = []
-    var patterns = 0
-    for text in parsed.values("capture") {
-        let target: CaptureGoal.Target
-        let name: String
-        if text.hasPrefix("re:") {
-            patterns += 1
-            name = "re\(patterns)"
-            target = .pattern(String(text.dropFirst(3)))
-        } else if let kind = kinds[text] {
-            name = text
-            target = .entity(kind)
-        } else {
-            throw .usage("--capture takes phone, email, url, date, card or re:PATTERN, not '\(text)'")
-        }
-        guard !goals.contains(where: { $0.name == name }) else { throw .usage("--capture \(text) is given twice") }
-        goals.append(CaptureGoal(name: name, target: target, confirmations: count, endWhenCaptured: endWhenCaptured))
+    let goals: [CaptureGoal]
+    do {
+        goals = try CaptureGoal.fromCommandLine(
+            parsed.values("capture"), confirmations: count, endWhenCaptured: endWhenCaptured)
+    } catch {
+        throw .usage(error.message)
     }
     if goals.isEmpty && parsed.isSet("confirmations") { throw .usage("--confirmations needs --capture") }
     return goals
 }
 
-/// `captured GOAL: VALUE` for each value `result` confirmed.
+/// `captured GOAL: VALUE` for each value `result` confirmed (what `recognize` and `stream` print).
 func capturedLines(_ result: FrameResult) -> String {
     result.captures.filter(\.captured).map { "captured \($0.goal): \($0.value)\n" }.joined()
 }

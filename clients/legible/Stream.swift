@@ -426,10 +426,8 @@ final class Streamer {
                 "legible: frame \(result.frameID) (\(frames[sent.image].name)): \(result.error?.description ?? "failed")\n",
                 error: true)
         }
-        for capture in result.captures where capture.captured {
-            captured.insert(capture.goal)
-            StandardStream.output.write("captured \(capture.goal): \(capture.value)\n")
-        }
+        captured.formUnion(result.captures.filter(\.captured).map(\.goal))
+        StandardStream.output.write(capturedLines(result))
         // The server ends the session now: send no more frames, and no EndSession either (it
         // would reach a closed socket and reset the summary away).
         if allCaptured { ending = true }
