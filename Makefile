@@ -26,7 +26,7 @@ DEPLOY_CHECK_PACKAGES := systemd python3-seccomp python3-yaml
 PY_PROTO_OUT := clients/python/legible_client/proto
 
 .PHONY: deps print-apt-packages check-packages build release run test test-swift test-python python-proto bench \
-	bench-setup bench-isolation bench-throughput bench-grpc bench-capture bench-overhead bench-imaging bench-models bench-load bench-sessions bench-corpus bench-tilt bench-vertical bench-scripts soak profile check-load-html check-deploy clean \
+	bench-setup bench-isolation bench-throughput bench-grpc bench-capture bench-overhead bench-imaging bench-models bench-load bench-sessions bench-corpus bench-tilt bench-vertical bench-scripts bench-pool soak profile check-load-html check-deploy clean \
 	fuzz fuzz-build test-asan test-tsan leak-check format lint quantize-detector
 
 deps: ## Install the Debian and PyPI packages that are missing.
@@ -107,6 +107,9 @@ bench-scripts: release ## Scripts line by line: script identification, CER and m
 	python3 bench/script_lines.py --legibled .build/release/legibled
 
 BEFORE ?= HEAD~1
+bench-pool: release ## The engine pool under 1,000 sessions of every combination of scripts: sessions read, PSS after start/peak/end, engines loaded (~2 min; BEFORE_LEGIBLED=path and BEFORE_FLAGS=... add a second server).
+	python3 bench/pool_memory.py --legibled .build/release/legibled $(if $(BEFORE_LEGIBLED),--before-legibled $(BEFORE_LEGIBLED) --before-flags "$(BEFORE_FLAGS)")
+
 bench-compare: release ## legibled of BEFORE (a commit) against this tree's, side by side in alternating rounds: one stream, saturated, freshness (~8 min plus BEFORE's release build).
 	bench/compare.sh $(BEFORE)
 

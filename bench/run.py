@@ -23,7 +23,8 @@ frames, in one run on this machine, written to BENCHMARKS.md with a freshness ch
   7. tilt        lines turned -30..30 degrees found as one line and read; text-free frames
                  answered empty; the detector against --detector tesseract.
   8. vertical    generated columns of vertical Chinese and Japanese read top to bottom, right to left
-  9. scripts     line by line: each line's script found and read by its engine, named and automatic
+  9. scripts     line by line: each line's script found and read by its engine, named and automatic;
+                 the engine pool's memory as sessions flip scripts and under 1,000 sessions
  10. isolation   engines in worker processes (the default) against engines in the server's
                  process, both servers up: one stream per-pair latency ratio, saturated frames/s
                  and CPU per recognized frame in paired windows (bench/side_by_side.py).
@@ -66,6 +67,7 @@ import camera_frames as cf  # noqa: E402
 import models as bm  # noqa: E402  (bench/models.py: CER, hard_frames)
 import corpus_accuracy as corpus  # noqa: E402
 import tilt_and_clutter as tilt  # noqa: E402
+import pool_memory  # noqa: E402
 import script_lines  # noqa: E402
 import vertical_columns as vertical  # noqa: E402
 import tesseract_cli  # noqa: E402
@@ -862,6 +864,15 @@ def write_report(path, r, chart_name):
                   "detection, twice, each session reading a Latin + Devanagari and a Japanese + Latin sign "
                   "(`--replicas-per-script 1`, one worker; memory of legibled and its engine worker processes, PSS):", ""]
         lines += script_lines.memory_lines(r["scripts"]["memory"])
+        if r["scripts"].get("thousand"):
+            lines += ["", "The engine pool under 1,000 sessions (`bench/pool_memory.py`, `make bench-pool`): "
+                      "legible-load's 1,000 sessions at 1 fps for 30 s (ramped up over 15 s, max_frame_age_ms 2000), "
+                      "their scripts round-robin from every single script, every pair and automatic detection, "
+                      "each a kiosk on one still sign with a Latin, a Devanagari, a Japanese and a Korean line "
+                      "(`--workers 2 --replicas-per-script 1`; PSS of legibled and its engine workers, sampled "
+                      "every second). The load offers far more than 2 cores read: most frames are dropped as "
+                      "stale, and the sessions read are the measure of what got through.", ""]
+            lines += [pool_memory.header(1000), pool_memory.row("this build", r["scripts"]["thousand"])]
     if r.get("isolation"):
         iso = r["isolation"]
         lines += ["", "## 10. Engines in worker processes (`bench/side_by_side.py`, `make bench-isolation`)", "",
@@ -943,8 +954,9 @@ def grpc_ratios(g):
 def grpc_report_lines(g):
     ratios = grpc_ratios(g)
     lines = ["One legibled (`--workers 2 --replicas-per-script 2`) serves both protocols on a Unix socket and, under "
-             "TLS, on loopback TCP. One stream: one session sends the 720p fixture and waits for its answer, %d frames "
-             "per run; saturated: 4 sessions in a closed loop for 6 s, frames answered per second; both with grpcio's "
+             "TLS, on loopback TCP. One stream: a session of each of the four clients open at once, the 720p fixture "
+             "sent to each in turn and its answer awaited, %d frames per run (the turn's order rotating every frame, "
+             "so frame i of gRPC and of framed meet the same load and pair up); saturated: 4 sessions in a closed loop for 6 s, frames answered per second; both with grpcio's "
              "`Recognizer/Stream` call against the framed Python client, the four clients in turn in %d rounds (the "
              "order reversed each round), medians over rounds. Overload: `legible-load --transport framed|grpc`, "
              "%d sessions offered 4× the saturated framed rate open loop for 10 s, in %d alternating rounds: result "
@@ -965,6 +977,9 @@ def grpc_report_lines(g):
         clear, tls = ratios[(measure, "")], ratios[(measure, "+tls")]
         lines.append("| %s | %s | %s | %.3f | %s | %s | %.3f |" % (
             label, form % clear[1], form % clear[0], clear[2], form % tls[1], form % tls[0], tls[2]))
+    if "one_stream_paired_ratio" in g:
+        lines.append("| one stream: median of the paired frames' gRPC / framed ratios | | | %.3f | | | %.3f |" % (
+            g["one_stream_paired_ratio"]["grpc"], g["one_stream_paired_ratio"]["grpc+tls"]))
     lines.append("")
     for name in ("framed", "grpc", "framed+tls", "grpc+tls"):
         counts = g["overload"][name]["counts"]
@@ -1160,6 +1175,8 @@ def main():
     log("9. scripts line by line")
     r["scripts"] = script_lines.measure(a.legibled, script_lines.seeds("100-104"), lambda line: log("scripts", line))
     r["scripts"]["memory"] = script_lines.pool_memory(a.legibled, log=lambda line: log("scripts", line))
+    r["scripts"]["thousand"] = pool_memory.measure(
+        a.legibled, os.path.join(os.path.dirname(a.legibled), "legible-load"), os.path.join(OUT, "pool"))
 
     log("10. engines in worker processes against engines in the server's process")
     r["isolation"] = isolation_cost(a.legibled)

@@ -91,8 +91,7 @@ final class LoadRunner: LoadSessionDelegate {
             let stream = try settings.transport.stream(
                 on: socket, address: address, maxMessageBytes: 64 << 20, tls: settings.tls)
             let session = LoadSession(index: index, script: script, stream: stream, loop: loop, delegate: self)
-            var options = settings.options
-            options.scripts = [.known(script)]
+            let options = script.applied(to: settings.options)
             try session.start(StartSession(clientName: "legible-load/\(LoadSettings.version)", options: options))
             sessions.append(session)
         }

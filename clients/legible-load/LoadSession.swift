@@ -38,7 +38,7 @@ final class LoadSession: EventHandler {
     }
 
     let index: Int
-    let script: Script
+    let script: SessionScripts
     private let stream: any MessageStream
     private let loop: EventLoop
     private unowned let delegate: any LoadSessionDelegate
@@ -50,7 +50,10 @@ final class LoadSession: EventHandler {
     static let maxQueuedFrames = 2
 
     /// `stream`: the framed protocol or a gRPC call on the session's own socket.
-    init(index: Int, script: Script, stream: any MessageStream, loop: EventLoop, delegate: any LoadSessionDelegate) {
+    init(
+        index: Int, script: SessionScripts, stream: any MessageStream, loop: EventLoop,
+        delegate: any LoadSessionDelegate
+    ) {
         self.index = index
         self.script = script
         self.stream = stream

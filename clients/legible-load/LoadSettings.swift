@@ -36,6 +36,7 @@ let loadCommand = Command(
           legible-load --server unix:/run/legible.sock --frames shots/ --script latin \\
               --script chinese --json out.json
           legible-load --sessions 4 --fps 20 --duration 5 --max-frame-age-ms 200
+          legible-load --sessions 30 --frames signs/ --script latin+devanagari,japanese+latin,auto
 
         EXIT CODES:
           0   every sent frame was answered and none failed
@@ -59,7 +60,7 @@ let loadCommand = Command(
         .value(
             "script", valueName: "script",
             help:
-                "Sessions' scripts, assigned round-robin: latin, chinese, devanagari, japanese, korean (repeatable, or comma-separated).",
+                "Sessions' scripts, assigned round-robin: latin, chinese, devanagari, japanese, korean; several in one session joined by + (latin+devanagari); auto for automatically_detect_script (repeatable, or comma-separated).",
             default: "latin", repeatable: true),
         .value("seed", valueName: "n", help: "Seed of the generated frames.", default: "1"),
         .value(
@@ -115,7 +116,7 @@ struct LoadSettings {
     var transport: ClientTransport
     /// TLS to the server (`--tls-ca`), or nil for cleartext.
     var tls: TLSClientContext?
-    var scripts: [Script]
+    var scripts: [SessionScripts]
     var options: RecognitionOptions
     /// The session options as given, for the report.
     var optionWords: [String]
@@ -190,10 +191,12 @@ struct LoadSettings {
 
         scripts = []
         for word in parsed.values("script").flatMap({ $0.split(separator: ",") }) {
-            guard let script = Script(name: String(word)) else {
-                throw usage("unknown script '\(word)': latin, chinese, devanagari, japanese or korean")
+            guard let choice = SessionScripts(String(word)) else {
+                throw usage(
+                    "unknown script '\(word)': latin, chinese, devanagari, japanese or korean, several joined by +, or auto"
+                )
             }
-            scripts.append(script)
+            scripts.append(choice)
         }
 
         framesFolder = parsed.value("frames")
@@ -246,5 +249,44 @@ struct LoadSettings {
         return
             "generated \(generateSize.width)x\(generateSize.height) JPEGs (\(frames.count) frames, \(kilobytes) KB on average, "
             + "seed \(seed))"
+    }
+}
+
+/// One session's scripts as `--script` spells them: `latin`, `latin+devanagari`, or `auto`
+/// (no script named, `automatically_detect_script`).
+enum SessionScripts: Equatable, CustomStringConvertible {
+    case named([Script])
+    case automatic
+
+    init?(_ word: String) {
+        if word == "auto" {
+            self = .automatic
+            return
+        }
+        var scripts: [Script] = []
+        for name in word.split(separator: "+", omittingEmptySubsequences: false) {
+            guard let script = Script(name: String(name)), !scripts.contains(script) else { return nil }
+            scripts.append(script)
+        }
+        self = .named(scripts)
+    }
+
+    var description: String {
+        switch self {
+        case .named(let scripts): scripts.map(\.description).joined(separator: "+")
+        case .automatic: "auto"
+        }
+    }
+
+    /// These scripts set in a session's options.
+    func applied(to options: RecognitionOptions) -> RecognitionOptions {
+        var options = options
+        switch self {
+        case .named(let scripts): options.scripts = scripts.map { .known($0) }
+        case .automatic:
+            options.scripts = []
+            options.automaticallyDetectScript = true
+        }
+        return options
     }
 }

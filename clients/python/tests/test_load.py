@@ -198,6 +198,46 @@ def test_grpc_sessions_are_accounted_as_framed_ones(calibrated):
     assert report["session_errors"] == 0 and report["summary_mismatches"] == 0
 
 
+def test_sessions_of_several_scripts_and_automatic_ones(tmp_path):
+    """--script takes a session's scripts joined by + and auto (automatically_detect_script),
+    assigned round-robin like single scripts: each StartSession says so (a listener here reads
+    them), and each session's row names its choice."""
+    path = str(tmp_path / "scripts.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(8)
+    starts, held = [], []
+
+    def serve():
+        for _ in range(3):
+            conn, _ = listener.accept()
+            held.append(conn)
+            received = b""
+            while len(received) < 5 or len(received) < 5 + struct.unpack(">I", received[1:5])[0]:
+                received += conn.recv(65536)
+            size = struct.unpack(">I", received[1:5])[0]
+            starts.append(pb.ClientMessage.FromString(received[5:5 + size]).start.options)
+            conn.sendall(frame(pb.ServerMessage(started=pb.SessionStarted(session_id="s", protocol_version=1))))
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        result, report, _ = run_json(
+            type("S", (), {"address": "unix:" + path})(), "--sessions", "3", "--fps", "2", "--duration", "1",
+            "--drain-timeout", "1", "--script", "latin+devanagari,auto", "--script", "japanese+latin")
+    finally:
+        for conn in held:
+            conn.close()
+        listener.close()
+    thread.join(5)
+    assert [(list(o.scripts), o.automatically_detect_script) for o in starts] == [
+        ([pb.SCRIPT_LATIN, pb.SCRIPT_DEVANAGARI], False), ([], True), ([pb.SCRIPT_JAPANESE, pb.SCRIPT_LATIN], False)]
+    assert [s["script"] for s in report["sessions"]] == ["latin+devanagari", "auto", "japanese+latin"]
+    for bad in ("latin+latin", "latin+", "klingon+latin", "auto+latin"):
+        refused = load("--script", bad, "--duration", "1")
+        assert refused.returncode == 64 and "unknown script" in refused.stderr, (bad, refused.stderr)
+
+
 def test_max_frames_bounds_the_count(calibrated):
     result, report, _ = run_json(calibrated, "--sessions", "3", "--fps", "10", "--duration", "5", "--max-frames", "7")
     assert result.returncode == 0, result.stderr
