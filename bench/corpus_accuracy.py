@@ -115,6 +115,7 @@ def measure(entries, binary, systems, log, variants=None, variant_level=pb.LEVEL
             encoding, data, suffix = encoded(os.path.join(CORPUS, entry["file"]))
             scripts = scripts_of(entry)
             row = {k: entry[k] for k in ("id", "kind", "script", "part")}
+            row["scripts"] = scripts
             row["empty_truth"] = not bm.normalise(entry["truth"])
             for system in systems:
                 lines = None
@@ -160,6 +161,27 @@ def table(rows, systems, key, title):
     return "\n".join(lines)
 
 
+def script_table(rows, systems, title):
+    """Script identification on real images: of the lines each Legible system answered, the share
+    whose TextLine.script is one of the image's scripts, per image script (mixed: either of its
+    scripts counts). A line of digits or a logo's letters in a Chinese image named Latin counts
+    against it, though a reader might call it right."""
+    systems = [s for s in systems if s != "cli"]
+    lines = ["### %s" % title, "", "| image script | images | %s |" % " | ".join(systems),
+             "|---|---:|%s" % ("---:|" * len(systems))]
+    texts = [r for r in rows if not r["empty_truth"]]
+    for group in sorted({r["script"] for r in texts}) + ["all"]:
+        members = [r for r in texts if group == "all" or r["script"] == group]
+        cells = []
+        for system in systems:
+            answered = [(line[2], r["scripts"]) for r in members for line in (r[system]["lines"] or [])]
+            right = sum(1 for script, scripts in answered if script.replace("SCRIPT_", "").lower() in scripts)
+            cells.append("%d %% of %d" % (round(100 * right / len(answered)), len(answered)) if answered else "–")
+        lines.append("| %s | %d | %s |" % (group, len(members), " | ".join(cells)))
+    lines.append("")
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--legibled", default=os.path.join(HERE, "..", ".build", "release", "legibled"))
@@ -190,6 +212,7 @@ def main():
         if subset:
             print(table(subset, systems, "kind", "CER per kind, %s part (%d images)" % (name, len(subset))))
             print(table(subset, systems, "script", "CER per script, %s part" % name))
+            print(script_table(subset, systems, "Lines answered in one of the image's scripts, %s part" % name))
     medians = {s: statistics.median(r[s]["ms"] for r in rows) for s in systems}
     print("Median ms per image: " + ", ".join("%s %.0f" % (s, medians[s]) for s in systems) +
           " (cli: wall time of the process; legible: the server's recognize time)\n")

@@ -4,24 +4,33 @@
 
 One legibled (release, --workers 2 --replicas-per-script 2) serves both protocols on one Unix
 socket and, under TLS (a certificate made here with the openssl command), on one loopback TCP
-listener. Each round runs the four clients (framed and gRPC, cleartext on the Unix socket and TLS on TCP;
-the order flips every round, so the machine's other users load all alike):
+listener. Four clients (framed and gRPC, cleartext on the Unix socket and TLS on TCP; the order flips
+every round, so the machine's other users load all alike):
   one stream  a session of each client open at once, a frame sent to each in turn, one at a
               time (send, wait for the answer; the turn's order rotates every frame): end-to-end
               milliseconds per frame, grpcio's Stream call against the framed Python client,
               and the median of frame i's gRPC / framed ratios (paired in time);
-  saturated   4 sessions at once, each sending its next frame as soon as the last is answered
-              (closed loop): frames answered per second.
+  saturated   (after the rounds, --windows cycles of one --seconds window per client, the order
+              reversed every cycle) 4 sessions of the client, kept open, each sending its next
+              frame as soon as the last is answered (closed loop) while the window is open; the
+              frames in flight at its end are answered before the next window opens: frames
+              answered per second and the server's CPU per answered frame, and the median of
+              each cycle's gRPC / framed ratios (paired windows).
   overload    (after the rounds, --overload-rounds alternating rounds of the four) legible-load's
               2 x cores sessions offered 4 x the saturated framed rate, open loop, for
               --overload-seconds: result age p50/p99 (how old the text a camera sees is; medians
               over rounds) and the frames' outcomes, framed against --transport grpc.
+  transport   (last, --transport-frames > 0) the one-stream rounds and saturated windows again,
+              against a legibled whose engines answer at once (--calibration-delay-ms 0): the
+              frame is still read, deframed and decoded, so what one client costs more than
+              another is the transport's own cost, measured without Tesseract's noise, and
+              reported as a share of a real frame's time and CPU.
 The frame is the 720p camera JPEG of the tests (Tests/Fixtures/camera-720p.jpg), read every
 time (recognize_unchanged). Reports the medians over rounds and the ratios gRPC / framed, in
 cleartext and under TLS.
 
     python3 bench/grpc_overhead.py [--legibled .build/release/legibled] [--rounds 5]
-        [--frames 20] [--seconds 6] [--json bench/out/grpc_overhead.json]
+        [--frames 20] [--windows 16] [--seconds 2] [--json bench/out/grpc_overhead.json]
 """
 
 import argparse
@@ -64,6 +73,7 @@ class FramedSession:
         self.stream.send(frame(frame_id))
         result = self.stream.receive().result
         assert result.frame_id == frame_id and result.status == pb.FRAME_STATUS_RECOGNIZED, result
+        return result
 
     def close(self):
         self.stream.send(pb.ClientMessage(end=pb.EndSession()))
@@ -86,6 +96,7 @@ class GRPCSession:
         self.requests.put(frame(frame_id))
         result = next(self.answers).result
         assert result.frame_id == frame_id and result.status == pb.FRAME_STATUS_RECOGNIZED, result
+        return result
 
     def close(self):
         self.requests.put(pb.ClientMessage(end=pb.EndSession()))
@@ -95,56 +106,95 @@ class GRPCSession:
 
 
 def one_stream(makers, frames):
-    """{client: [milliseconds per frame]}: one session of each client open at once, each frame
-    sent to every session in turn, one at a time (send, wait for the answer), the turn's order
-    rotated every frame; 2 warm-up frames each. Interleaved so, the clients' frames meet the same
-    load of the machine's other users, and frame i of one client is paired with frame i of another."""
+    """({client: [milliseconds per frame]}, {client: [milliseconds outside the server's total]}):
+    one session of each client open at once, each frame sent to every session in turn, one at a
+    time (send, wait for the answer), the turn's order rotated every frame; 2 warm-up frames
+    each. Interleaved so, the clients' frames meet the same load of the machine's other users,
+    and frame i of one client is paired with frame i of another. The second figure is the end to
+    end time less the server's own Timing.total_us (last byte read to result queued): what the
+    client, the transport's framing and the socket add, free of the recognition's own noise."""
     sessions = {name: make() for name, make in makers.items()}
     names = list(sessions)
     times = {name: [] for name in names}
+    outside = {name: [] for name in names}
     for i in range(frames + 2):
         for k in range(len(names)):
             name = names[(i + k) % len(names)]
             began = time.perf_counter()
-            sessions[name].recognize(i + 1)
+            result = sessions[name].recognize(i + 1)
             if i >= 2:
-                times[name].append((time.perf_counter() - began) * 1000)
+                ms = (time.perf_counter() - began) * 1000
+                times[name].append(ms)
+                outside[name].append(ms - result.timing.total_us / 1000)
     for session in sessions.values():
         session.close()
-    return times
+    return times, outside
 
 
-def saturated(make, sessions, seconds, server_pid):
-    """(frames answered per second, the server's CPU ms per answered frame, this client's CPU ms
-    per answered frame) of `sessions` closed-loop sessions over `seconds`. The server's CPU is
-    its own threads' and its engine workers'; the client's, this process's (grpcio's threads
-    included): both run on the same cores, so a client's cost shows in the frames/s."""
-    made = [make() for _ in range(sessions)]
-    for session in made:
-        session.recognize(1)  # warm
-    counts = [0] * sessions
-    server_before, client_before = sum(thread_cpu(server_pid).values()), own_cpu()
-    stop = time.monotonic() + seconds
+class Saturator:
+    """`sessions` sessions of one client, each on a thread that sends its next frame as soon as
+    the last is answered (closed loop) while the gate is open. Kept open across windows, so a
+    window measures frames, not session set-up."""
 
-    def drive(index):
+    def __init__(self, make, sessions):
+        self.sessions = [make() for _ in range(sessions)]
+        for session in self.sessions:
+            session.recognize(1)  # warm
+        self.gate = threading.Event()
+        self.closing = False
+        self.lock = threading.Condition()
+        self.busy = 0
+        self.answered = 0
+        self.threads = [threading.Thread(target=self.drive, args=(s,), daemon=True) for s in self.sessions]
+        for thread in self.threads:
+            thread.start()
+
+    def drive(self, session):
         frame_id = 2
-        while time.monotonic() < stop:
-            made[index].recognize(frame_id)
+        while True:
+            self.gate.wait()
+            if self.closing:
+                return
+            with self.lock:
+                if not self.gate.is_set():
+                    continue
+                self.busy += 1
+            session.recognize(frame_id)
             frame_id += 1
-            counts[index] += 1
-    began = time.monotonic()
-    threads = [threading.Thread(target=drive, args=(i,)) for i in range(sessions)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.monotonic() - began
-    answered = max(1, sum(counts))
-    server_cpu = sum(thread_cpu(server_pid).values()) - server_before
-    client_cpu = own_cpu() - client_before
-    for session in made:
-        session.close()
-    return sum(counts) / elapsed, 1000 * server_cpu / answered, 1000 * client_cpu / answered
+            with self.lock:
+                self.busy -= 1
+                self.answered += 1
+                self.lock.notify_all()
+
+    def window(self, seconds, server_pid):
+        """(frames answered per second, the server's CPU ms per answered frame, this client's CPU
+        ms per answered frame) over one window: the gate open for `seconds`, then closed and the
+        frames in flight answered, all of them and their CPU counted (no frame of this window is
+        still running in the next one). The server's CPU is its own threads' and its engine
+        workers'; the client's, this process's (grpcio's threads included): both run on the same
+        cores, so a client's cost shows in the frames/s."""
+        server_before, client_before = sum(thread_cpu(server_pid).values()), own_cpu()
+        answered_before = self.answered
+        began = time.monotonic()
+        self.gate.set()
+        time.sleep(seconds)
+        with self.lock:
+            self.gate.clear()
+            while self.busy:
+                self.lock.wait()
+        elapsed = time.monotonic() - began
+        answered = max(1, self.answered - answered_before)
+        server_cpu = sum(thread_cpu(server_pid).values()) - server_before
+        client_cpu = own_cpu() - client_before
+        return answered / elapsed, 1000 * server_cpu / answered, 1000 * client_cpu / answered
+
+    def close(self):
+        self.closing = True
+        self.gate.set()
+        for thread in self.threads:
+            thread.join()
+        for session in self.sessions:
+            session.close()
 
 
 def overload(load_binary, server, transport, sessions, fps, seconds, folder, tls_ca=None):
@@ -166,71 +216,117 @@ def overload(load_binary, server, transport, sessions, fps, seconds, folder, tls
     return {"result_age_p50_ms": age["p50"], "result_age_p99_ms": age["p99"], "counts": report["counts"]}
 
 
+class Server:
+    """A legibled on a Unix socket and a TLS loopback TCP listener, and the four clients of it."""
+
+    def __init__(self, binary, folder, certificate, key, *flags):
+        self.folder = tempfile.mkdtemp(dir=folder)
+        self.path = os.path.join(self.folder, "s.sock")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.log = open(os.path.join(self.folder, "legibled.log"), "w")
+        argv = [binary, "--listen", "unix:" + self.path, "--listen", "tcp:127.0.0.1:%d" % self.port, "--tls-cert",
+                certificate, "--tls-key", key, "--workers", "2", "--replicas-per-script", "2", *flags]
+        print("$ OMP_THREAD_LIMIT=1 " + " ".join(argv), file=sys.stderr)
+        self.process = subprocess.Popen(argv, stderr=self.log, env={**os.environ, "OMP_THREAD_LIMIT": "1"})
+        self.pid = self.process.pid
+        self.certificate = certificate
+
+    def __enter__(self):
+        deadline = time.monotonic() + 60
+        while not os.path.exists(self.path) or "engine loaded" not in open(self.log.name).read():
+            assert self.process.poll() is None and time.monotonic() < deadline, "legibled did not start"
+            time.sleep(0.1)
+        self.channel = grpc.insecure_channel("unix:" + self.path)
+        self.tls_channel = grpc.secure_channel("localhost:%d" % self.port, grpc.ssl_channel_credentials(
+            root_certificates=open(self.certificate, "rb").read()))
+        tcp = "tcp:127.0.0.1:%d" % self.port
+        self.clients = {
+            "framed": lambda: FramedSession(Stream("unix:" + self.path)),
+            "grpc": lambda: GRPCSession(self.channel),
+            "framed+tls": lambda: FramedSession(Stream(tcp, tls=TLSFiles(self.certificate))),
+            "grpc+tls": lambda: GRPCSession(self.tls_channel),
+        }
+        return self
+
+    def __exit__(self, *_):
+        self.channel.close()
+        self.tls_channel.close()
+        self.process.terminate()
+        self.process.wait(30)
+
+
+def one_stream_rounds(clients, rounds, frames):
+    """({client: [round medians, ms]}, {client: [ms outside the server's total, every frame]},
+    {grpc client: [frame i's ratio to framed's, every frame]}) over `rounds` interleaved rounds."""
+    latency = {name: [] for name in clients}
+    outside_server = {name: [] for name in clients}
+    paired = {name: [] for name in ("grpc", "grpc+tls")}
+    for round_index in range(rounds):
+        order = list(clients) if round_index % 2 == 0 else list(reversed(clients))
+        times, outside = one_stream({name: clients[name] for name in order}, frames)
+        for name in order:
+            latency[name].append(statistics.median(times[name]))
+            outside_server[name] += outside[name]
+        for name in paired:
+            base = times["framed" + name[len("grpc"):]]
+            paired[name] += [ms / base_ms for ms, base_ms in zip(times[name], base)]
+        print("round %d: one stream ms %s" % (round_index + 1, {n: round(latency[n][-1], 2) for n in clients}),
+              file=sys.stderr)
+    return latency, outside_server, paired
+
+
+def saturated_windows(server, sessions, windows, seconds):
+    """({client: [frames/s per window]}, {client: [server CPU ms per frame]}, {client: [client
+    CPU ms per frame]}): short windows of each client in turn, the order reversed every cycle; a
+    gRPC window is paired with the framed window of its cycle."""
+    throughput = {name: [] for name in server.clients}
+    server_cpu = {name: [] for name in server.clients}
+    client_cpu = {name: [] for name in server.clients}
+    saturators = {name: Saturator(make, sessions) for name, make in server.clients.items()}
+    # Warm-up, not counted: every engine replica loaded and every path run once.
+    for saturator in saturators.values():
+        saturator.window(1, server.pid)
+    for cycle in range(windows):
+        order = list(server.clients) if cycle % 2 == 0 else list(reversed(server.clients))
+        for name in order:
+            rate, server_ms, client_ms = saturators[name].window(seconds, server.pid)
+            throughput[name].append(rate)
+            server_cpu[name].append(server_ms)
+            client_cpu[name].append(client_ms)
+        print("window %d: saturated frames/s %s, server CPU ms per frame %s" % (
+            cycle + 1, {n: round(throughput[n][-1], 2) for n in server.clients},
+            {n: round(server_cpu[n][-1], 2) for n in server.clients}), file=sys.stderr)
+    for saturator in saturators.values():
+        saturator.close()
+    return throughput, server_cpu, client_cpu
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--legibled", default=os.path.join(REPO, ".build", "release", "legibled"))
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--frames", type=int, default=20, help="frames per one-stream run")
-    parser.add_argument("--seconds", type=float, default=6, help="length of each saturated run")
-    parser.add_argument("--sessions", type=int, default=4, help="sessions of each saturated run")
+    parser.add_argument("--seconds", type=float, default=2,
+                        help="length of each saturated window (short: the windows paired lie close in time)")
+    parser.add_argument("--windows", type=int, default=16, help="saturated windows of each client")
+    parser.add_argument("--sessions", type=int, default=4, help="sessions of each saturated client")
     parser.add_argument("--overload-seconds", type=float, default=10, help="length of each overload run")
     parser.add_argument("--overload-rounds", type=int, default=3, help="alternating overload rounds")
+    parser.add_argument("--transport-frames", type=int, default=100,
+                        help="frames per one-stream run against the calibration engine (0: no transport phase)")
     parser.add_argument("--json", help="write the figures here too")
     args = parser.parse_args()
 
     folder = tempfile.mkdtemp(prefix="legible-grpc-bench-")
-    path = os.path.join(folder, "s.sock")
     certificate, key = os.path.join(folder, "cert.pem"), os.path.join(folder, "key.pem")
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
                     "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", certificate],
                    check=True, capture_output=True)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    log = open(os.path.join(folder, "legibled.log"), "w")
-    argv = [args.legibled, "--listen", "unix:" + path, "--listen", "tcp:127.0.0.1:%d" % port, "--tls-cert",
-            certificate, "--tls-key", key, "--workers", "2", "--replicas-per-script", "2"]
-    print("$ OMP_THREAD_LIMIT=1 " + " ".join(argv), file=sys.stderr)
-    server = subprocess.Popen(argv, stderr=log, env={**os.environ, "OMP_THREAD_LIMIT": "1"})
-    try:
-        deadline = time.monotonic() + 60
-        while not os.path.exists(path) or "engine loaded" not in open(log.name).read():
-            assert server.poll() is None and time.monotonic() < deadline, "legibled did not start"
-            time.sleep(0.1)
-        channel = grpc.insecure_channel("unix:" + path)
-        tls_channel = grpc.secure_channel("localhost:%d" % port, grpc.ssl_channel_credentials(
-            root_certificates=open(certificate, "rb").read()))
-        clients = {
-            "framed": lambda: FramedSession(Stream("unix:" + path)),
-            "grpc": lambda: GRPCSession(channel),
-            "framed+tls": lambda: FramedSession(Stream("tcp:127.0.0.1:%d" % port, tls=TLSFiles(certificate))),
-            "grpc+tls": lambda: GRPCSession(tls_channel),
-        }
-        # Warm-up, not counted: every engine replica loaded and every path run once.
-        saturated(clients["framed"], args.sessions, 3, server.pid)
-        latency = {name: [] for name in clients}
-        throughput = {name: [] for name in clients}
-        server_cpu = {name: [] for name in clients}
-        client_cpu = {name: [] for name in clients}
-        paired = {name: [] for name in ("grpc", "grpc+tls")}
-        for round_index in range(args.rounds):
-            order = list(clients) if round_index % 2 == 0 else list(reversed(clients))
-            times = one_stream({name: clients[name] for name in order}, args.frames)
-            for name in order:
-                latency[name].append(statistics.median(times[name]))
-            for name in paired:
-                base = times["framed" + name[len("grpc"):]]
-                paired[name] += [ms / base_ms for ms, base_ms in zip(times[name], base)]
-            for name in order:
-                rate, server_ms, client_ms = saturated(clients[name], args.sessions, args.seconds, server.pid)
-                throughput[name].append(rate)
-                server_cpu[name].append(server_ms)
-                client_cpu[name].append(client_ms)
-            print("round %d: one stream ms %s, saturated frames/s %s" % (
-                round_index + 1, {n: round(latency[n][-1], 1) for n in clients},
-                {n: round(throughput[n][-1], 2) for n in clients}), file=sys.stderr)
-        channel.close()
-        tls_channel.close()
+    with Server(args.legibled, folder, certificate, key) as server:
+        latency, outside_server, paired = one_stream_rounds(server.clients, args.rounds, args.frames)
+        throughput, server_cpu, client_cpu = saturated_windows(server, args.sessions, args.windows, args.seconds)
         load_binary = os.path.join(os.path.dirname(args.legibled), "legible-load")
         capacity = statistics.median(throughput["framed"])
         load_sessions = 2 * (os.cpu_count() or 2)
@@ -241,22 +337,38 @@ def main():
             for name in order:
                 transport, tls = name.split("+")[0], name.endswith("+tls")
                 runs[name].append(overload(
-                    load_binary, "tcp:127.0.0.1:%d" % port if tls else "unix:" + path, transport, load_sessions,
-                    4 * capacity / load_sessions, args.overload_seconds, folder, tls_ca=certificate if tls else None))
+                    load_binary, "tcp:127.0.0.1:%d" % server.port if tls else "unix:" + server.path, transport,
+                    load_sessions, 4 * capacity / load_sessions, args.overload_seconds, folder,
+                    tls_ca=certificate if tls else None))
         overloaded = {name: {
             "result_age_p50_ms": statistics.median(r["result_age_p50_ms"] for r in rows),
             "result_age_p99_ms": statistics.median(r["result_age_p99_ms"] for r in rows),
             "counts": {key: sum(r["counts"][key] for r in rows) for key in rows[0]["counts"]
                        if isinstance(rows[0]["counts"][key], int) and not isinstance(rows[0]["counts"][key], bool)},
             "rounds": rows} for name, rows in runs.items()}
-    finally:
-        server.terminate()
-        server.wait(30)
+    # The transports' own cost, apart from Tesseract's noise: the same clients against a legibled
+    # whose engines answer at once (--calibration-delay-ms 0; the frame is still read, framed or
+    # deframed and decoded), so what differs between two clients is all transport.
+    transport = {}
+    if args.transport_frames:
+        with Server(args.legibled, folder, certificate, key, "--calibration-delay-ms", "0") as bare:
+            bare_latency, bare_outside, _ = one_stream_rounds(bare.clients, args.rounds, args.transport_frames)
+            bare_rate, bare_cpu, _ = saturated_windows(bare, args.sessions, args.windows, 1)
+        transport = {"one_stream_ms": {n: statistics.median(v) for n, v in bare_latency.items()},
+                     "saturated_fps": {n: statistics.median(v) for n, v in bare_rate.items()},
+                     "saturated_server_cpu_ms": {n: statistics.median(v) for n, v in bare_cpu.items()}}
     figures = {
         "rounds": args.rounds,
         "frames": args.frames,
         "one_stream_ms": {n: statistics.median(v) for n, v in latency.items()},
         "one_stream_paired_ratio": {n: statistics.median(v) for n, v in paired.items()},
+        "one_stream_outside_server_ms": {n: statistics.median(v) for n, v in outside_server.items()},
+        "windows": args.windows,
+        "window_seconds": args.seconds,
+        "saturated_paired_fps_ratio": {n: statistics.median(
+            a / b for a, b in zip(throughput[n], throughput["framed" + n[len("grpc"):]])) for n in paired},
+        "saturated_paired_server_cpu_ratio": {n: statistics.median(
+            a / b for a, b in zip(server_cpu[n], server_cpu["framed" + n[len("grpc"):]])) for n in paired},
         "saturated_fps": {n: statistics.median(v) for n, v in throughput.items()},
         "saturated_server_cpu_ms": {n: statistics.median(v) for n, v in server_cpu.items()},
         "saturated_client_cpu_ms": {n: statistics.median(v) for n, v in client_cpu.items()},
@@ -272,16 +384,38 @@ def main():
                   "TLS" if suffix else "cleartext", figures["one_stream_ms"][framed],
                   figures["one_stream_ms"][grpc_name], latency_ratio, len(paired[grpc_name]),
                   figures["one_stream_paired_ratio"][grpc_name]))
-        print("%s saturated (%d sessions), frames/s: framed %.2f, gRPC %.2f -> gRPC/framed %.3f (goal >= 0.97)" % (
-            "TLS" if suffix else "cleartext", args.sessions, figures["saturated_fps"][framed],
-            figures["saturated_fps"][grpc_name], throughput_ratio))
-        print("%s saturated, CPU ms per answered frame: server framed %.1f, gRPC %.1f -> gRPC/framed %.3f; "
-              "client framed %.1f, gRPC %.1f" % (
+        print("%s one stream, ms per frame outside the server's total_us (client, framing, socket): framed %.2f, "
+              "gRPC %.2f" % ("TLS" if suffix else "cleartext", figures["one_stream_outside_server_ms"][framed],
+                             figures["one_stream_outside_server_ms"][grpc_name]))
+        print("%s saturated (%d sessions), frames/s: framed %.2f, gRPC %.2f -> gRPC/framed %.3f (goal >= 0.97); "
+              "median of the %d paired windows' ratios %.3f" % (
+                  "TLS" if suffix else "cleartext", args.sessions, figures["saturated_fps"][framed],
+                  figures["saturated_fps"][grpc_name], throughput_ratio, args.windows,
+                  figures["saturated_paired_fps_ratio"][grpc_name]))
+        print("%s saturated, CPU ms per answered frame: server framed %.1f, gRPC %.1f -> gRPC/framed %.3f, paired "
+              "windows %.3f; client framed %.1f, gRPC %.1f" % (
                   "TLS" if suffix else "cleartext", figures["saturated_server_cpu_ms"][framed],
                   figures["saturated_server_cpu_ms"][grpc_name],
                   figures["saturated_server_cpu_ms"][grpc_name] / figures["saturated_server_cpu_ms"][framed],
+                  figures["saturated_paired_server_cpu_ratio"][grpc_name],
                   figures["saturated_client_cpu_ms"][framed], figures["saturated_client_cpu_ms"][grpc_name]))
     figures["overload"] = overloaded
+    if transport:
+        figures["transport"] = transport
+        for suffix in ("", "+tls"):
+            framed, grpc_name = "framed" + suffix, "grpc" + suffix
+            extra_ms = transport["one_stream_ms"][grpc_name] - transport["one_stream_ms"][framed]
+            extra_cpu = transport["saturated_server_cpu_ms"][grpc_name] - transport["saturated_server_cpu_ms"][framed]
+            print("%s transport alone (calibration engine): one stream %.2f / %.2f ms per frame (gRPC %+.2f ms = %.4f "
+                  "of a real frame's %.1f ms); server CPU per frame %.2f / %.2f ms (%+.2f ms = %.4f of a real frame's "
+                  "%.1f ms); saturated %.1f / %.1f frames/s" % (
+                      "TLS" if suffix else "cleartext", transport["one_stream_ms"][grpc_name],
+                      transport["one_stream_ms"][framed], extra_ms, extra_ms / figures["one_stream_ms"][framed],
+                      figures["one_stream_ms"][framed], transport["saturated_server_cpu_ms"][grpc_name],
+                      transport["saturated_server_cpu_ms"][framed], extra_cpu,
+                      extra_cpu / figures["saturated_server_cpu_ms"][framed],
+                      figures["saturated_server_cpu_ms"][framed], transport["saturated_fps"][grpc_name],
+                      transport["saturated_fps"][framed]))
     for transport, row in overloaded.items():
         print("overload (4 x %.1f frames/s offered; medians of rounds, counts summed), %s: result age p50 %.0f ms, "
               "p99 %.0f ms, counts %s" % (

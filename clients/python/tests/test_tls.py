@@ -95,6 +95,8 @@ def test_both_protocols_run_over_tls_on_a_tcp_listener_and_alpn_picks_h2(pki):
         # The framed protocol, no ALPN: StartSession and a frame in one write, as a camera does.
         stream = tls_stream(pki, s.port)
         assert stream.sock.selected_alpn_protocol() is None
+        # Nagle off: a frame's last TLS record is not held for the server's delayed ACK (40 ms).
+        assert stream.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
         stream.send_raw(framed(pb.ClientMessage(start=pb.StartSession())) +
                         framed(pb.ClientMessage(frame=jpeg_frame(2, fixture("label-640x480.jpg")))))
         assert stream.receive().WhichOneof("message") == "started"
