@@ -127,7 +127,7 @@ bench-throughput: bench-setup release python-proto ## Saturated frames/s side by
 bench-capture: deps release python-proto ## Capture goals: frames a business card takes to capture its phone, e-mail and serial for confirmations 1/2/3/5, microseconds per result to find the values (legible-floor --capture), bytes of a whole FrameResult against its captures (~1 min).
 	python3 bench/capture_goals.py --json bench/out/capture_goals.json
 
-bench-grpc: deps release python-proto ## gRPC (grpcio's Stream call) against the framed protocol on one server, same frames, alternating rounds: one-stream ms per frame and saturated frames/s, in cleartext and under TLS, with their ratios; result age under 4x overload with legible-load over each, cleartext and TLS, in alternating rounds (~7 min).
+bench-grpc: deps release python-proto ## gRPC (grpcio's Stream call) against the framed protocol on one server, same frames: one-stream ms per frame interleaved (paired per frame), saturated frames/s and server CPU per frame in paired short windows, in cleartext and under TLS; result age under 4x overload with legible-load over each, in alternating rounds; the transports alone against the calibration engine (~7 min).
 	python3 bench/grpc_overhead.py --json bench/out/grpc_overhead.json
 
 bench-sessions: release ## Sessions under load with legible-load: overload, fairness, 1,000 sessions, replicas, skipping (~4 min).
@@ -164,7 +164,7 @@ check-deploy: build ## deploy/: haproxy -c, systemd-analyze verify, legibled und
 bench-setup: ## The peers' set-up (idempotent): tesseract CLI, tesserocr built against Debian's libtesseract, matplotlib.
 	bash bench/peers/setup.sh
 
-bench: bench-setup release python-proto ## The one-run benchmark (~21 min): floor, Legible, peers, freshness, accuracy, the corpus, tilt, columns, scripts, isolation, gRPC -> BENCHMARKS.md.
+bench: bench-setup release python-proto ## The one-run benchmark (~24 min): floor, Legible, peers, freshness, accuracy, the corpus, tilt, columns, scripts, isolation, gRPC -> BENCHMARKS.md.
 	python3 bench/run.py --out BENCHMARKS.md
 
 bench-all: bench bench-imaging bench-models bench-sessions bench-load ## make bench, then every other benchmark (~30 min).

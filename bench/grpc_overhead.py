@@ -313,7 +313,8 @@ def main():
     parser.add_argument("--windows", type=int, default=16, help="saturated windows of each client")
     parser.add_argument("--sessions", type=int, default=4, help="sessions of each saturated client")
     parser.add_argument("--overload-seconds", type=float, default=10, help="length of each overload run")
-    parser.add_argument("--overload-rounds", type=int, default=3, help="alternating overload rounds")
+    parser.add_argument("--overload-rounds", type=int, default=5,
+                        help="alternating overload rounds (a gRPC round paired with the framed round beside it)")
     parser.add_argument("--transport-frames", type=int, default=100,
                         help="frames per one-stream run against the calibration engine (0: no transport phase)")
     parser.add_argument("--json", help="write the figures here too")
@@ -400,6 +401,11 @@ def main():
                   figures["saturated_paired_server_cpu_ratio"][grpc_name],
                   figures["saturated_client_cpu_ms"][framed], figures["saturated_client_cpu_ms"][grpc_name]))
     figures["overload"] = overloaded
+    for measure in ("result_age_p50_ms", "result_age_p99_ms"):
+        figures["overload_paired_ratio_" + measure] = {name: statistics.median(
+            g[measure] / f[measure] for g, f in zip(overloaded[name]["rounds"],
+                                                  overloaded["framed" + name[len("grpc"):]]["rounds"]))
+            for name in ("grpc", "grpc+tls")}
     if transport:
         figures["transport"] = transport
         for suffix in ("", "+tls"):
@@ -423,9 +429,12 @@ def main():
             {k: row["counts"][k] for k in ("sent", "recognized", "dropped", "skipped", "failed", "unanswered")}))
     for suffix in ("", "+tls"):
         framed, grpc_row = overloaded["framed" + suffix], overloaded["grpc" + suffix]
-        print("overload%s, gRPC/framed result age: p50 %.3f, p99 %.3f" % (
-            " under TLS" if suffix else "", grpc_row["result_age_p50_ms"] / framed["result_age_p50_ms"],
-            grpc_row["result_age_p99_ms"] / framed["result_age_p99_ms"]))
+        print("overload%s, gRPC/framed result age: p50 %.3f, p99 %.3f; medians of the %d paired rounds' ratios: "
+              "p50 %.3f, p99 %.3f" % (
+                  " under TLS" if suffix else "", grpc_row["result_age_p50_ms"] / framed["result_age_p50_ms"],
+                  grpc_row["result_age_p99_ms"] / framed["result_age_p99_ms"], args.overload_rounds,
+                  figures["overload_paired_ratio_result_age_p50_ms"]["grpc" + suffix],
+                  figures["overload_paired_ratio_result_age_p99_ms"]["grpc" + suffix]))
     print("TLS over cleartext, one stream: framed %.3f, gRPC %.3f" % (
         figures["one_stream_ms"]["framed+tls"] / figures["one_stream_ms"]["framed"],
         figures["one_stream_ms"]["grpc+tls"] / figures["one_stream_ms"]["grpc"]))
