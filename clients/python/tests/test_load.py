@@ -202,34 +202,13 @@ def test_sessions_of_several_scripts_and_automatic_ones(tmp_path):
     """--script takes a session's scripts joined by + and auto (automatically_detect_script),
     assigned round-robin like single scripts: each StartSession says so (a listener here reads
     them), and each session's row names its choice."""
-    path = str(tmp_path / "scripts.sock")
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path)
-    listener.listen(8)
-    starts, held = [], []
-
-    def serve():
-        for _ in range(3):
-            conn, _ = listener.accept()
-            held.append(conn)
-            received = b""
-            while len(received) < 5 or len(received) < 5 + struct.unpack(">I", received[1:5])[0]:
-                received += conn.recv(65536)
-            size = struct.unpack(">I", received[1:5])[0]
-            starts.append(pb.ClientMessage.FromString(received[5:5 + size]).start.options)
-            conn.sendall(frame(pb.ServerMessage(started=pb.SessionStarted(session_id="s", protocol_version=1))))
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
+    server = StartOnlyServer(str(tmp_path / "scripts.sock"), count=3)
     try:
-        result, report, _ = run_json(
-            type("S", (), {"address": "unix:" + path})(), "--sessions", "3", "--fps", "2", "--duration", "1",
-            "--drain-timeout", "1", "--script", "latin+devanagari,auto", "--script", "japanese+latin")
+        result, report, _ = run_json(server, "--sessions", "3", "--fps", "2", "--duration", "1", "--drain-timeout", "1",
+                                     "--script", "latin+devanagari,auto", "--script", "japanese+latin")
     finally:
-        for conn in held:
-            conn.close()
-        listener.close()
-    thread.join(5)
+        server.close()
+    starts = server.starts
     assert [(list(o.scripts), o.automatically_detect_script) for o in starts] == [
         ([pb.SCRIPT_LATIN, pb.SCRIPT_DEVANAGARI], False), ([], True), ([pb.SCRIPT_JAPANESE, pb.SCRIPT_LATIN], False)]
     assert [s["script"] for s in report["sessions"]] == ["latin+devanagari", "auto", "japanese+latin"]
@@ -260,35 +239,48 @@ def test_failed_frames_are_counted_by_code_and_exit_1(calibrated):
     assert_accounted(report)
 
 
+class StartOnlyServer:
+    """A listener that answers each of the first `count` connections' StartSession (recorded in
+    `starts`) and then reads nothing more, holding the connection until close()."""
+
+    def __init__(self, path, count=1):
+        self.address = "unix:" + path
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(path)
+        self.listener.listen(8)
+        self.starts, self.held = [], []
+        self.thread = threading.Thread(target=self.serve, args=(count,), daemon=True)
+        self.thread.start()
+
+    def serve(self, count):
+        for _ in range(count):
+            conn, _ = self.listener.accept()
+            self.held.append(conn)
+            received = b""
+            while len(received) < 5 or len(received) < 5 + struct.unpack(">I", received[1:5])[0]:
+                received += conn.recv(65536)
+            size = struct.unpack(">I", received[1:5])[0]
+            self.starts.append(pb.ClientMessage.FromString(received[5:5 + size]).start.options)
+            conn.sendall(frame(pb.ServerMessage(started=pb.SessionStarted(session_id="s", protocol_version=1))))
+
+    def close(self):
+        for conn in self.held:
+            conn.close()
+        self.listener.close()
+        self.thread.join(5)
+
+
 def test_a_server_that_stops_reading(tmp_path):
     """A server that answers StartSession and then reads nothing. The harness holds at most 2
     unsent frames per session, counts every other due frame as client_skipped (socket_full),
     and ends at its hard deadline (window + drain timeout) with the frames it did write
     counted unanswered: exit 1, and every frame still accounted for."""
-    path = str(tmp_path / "stuck.sock")
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path)
-    listener.listen()
-    held = []
-
-    def serve():
-        conn, _ = listener.accept()
-        held.append(conn)
-        received = b""
-        while len(received) < 5 or len(received) < 5 + struct.unpack(">I", received[1:5])[0]:
-            received += conn.recv(65536)
-        conn.sendall(frame(pb.ServerMessage(started=pb.SessionStarted(session_id="stuck", protocol_version=1))))
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
+    server = StartOnlyServer(str(tmp_path / "stuck.sock"))
     try:
-        result, report, _ = run_json(
-            type("S", (), {"address": "unix:" + path})(), "--fps", "30", "--duration", "2", "--drain-timeout", "1",
-            "--generate", "1280x720")
+        result, report, _ = run_json(server, "--fps", "30", "--duration", "2", "--drain-timeout", "1",
+                                     "--generate", "1280x720")
     finally:
-        for conn in held:
-            conn.close()
-        listener.close()
+        server.close()
     assert result.returncode == 1, result.stdout + result.stderr
     c = report["counts"]
     assert c["scheduled"] == 60
