@@ -106,10 +106,10 @@ bench-vertical: release ## Generated columns of vertical Chinese and Japanese (s
 bench-scripts: release ## Scripts line by line: script identification, CER and ms per line's script (named, automatic, one combined engine) on generated two-script and one-script frames.
 	python3 bench/script_lines.py --legibled .build/release/legibled
 
-BEFORE ?= HEAD~1
 bench-pool: release ## The engine pool under 1,000 sessions of every combination of scripts: sessions read, PSS after start/peak/end, engines loaded (~2 min; BEFORE_LEGIBLED=path and BEFORE_FLAGS=... add a second server).
 	python3 bench/pool_memory.py --legibled .build/release/legibled $(if $(BEFORE_LEGIBLED),--before-legibled $(BEFORE_LEGIBLED) --before-flags "$(BEFORE_FLAGS)")
 
+BEFORE ?= HEAD~1
 bench-compare: release ## legibled of BEFORE (a commit) against this tree's, side by side in alternating rounds: one stream, saturated, freshness (~8 min plus BEFORE's release build).
 	bench/compare.sh $(BEFORE)
 
@@ -127,7 +127,7 @@ bench-throughput: bench-setup release python-proto ## Saturated frames/s side by
 bench-capture: deps release python-proto ## Capture goals: frames a business card takes to capture its phone, e-mail and serial for confirmations 1/2/3/5, microseconds per result to find the values (legible-floor --capture), bytes of a whole FrameResult against its captures (~1 min).
 	python3 bench/capture_goals.py --json bench/out/capture_goals.json
 
-bench-grpc: deps release python-proto ## gRPC (grpcio's Stream call) against the framed protocol on one server, same frames: one-stream ms per frame interleaved (paired per frame), saturated frames/s and server CPU per frame in paired short windows, in cleartext and under TLS; result age under 4x overload with legible-load over each, in alternating rounds; the transports alone against the calibration engine (~7 min).
+bench-grpc: deps release python-proto ## gRPC (grpcio's Stream call) against the framed protocol on one server, same frames: one-stream ms per frame interleaved (paired per frame), saturated frames/s and server CPU per frame in paired short windows, in cleartext and under TLS; result age under 4x overload with legible-load over each, in alternating rounds; the transports alone against the calibration engine (~8 min).
 	python3 bench/grpc_overhead.py --json bench/out/grpc_overhead.json
 
 bench-sessions: release ## Sessions under load with legible-load: overload, fairness, 1,000 sessions, replicas, skipping (~4 min).

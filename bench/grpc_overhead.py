@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """gRPC over HTTP/2 against the framed protocol, same server, same frames, one run
-(make bench-grpc and section 11 of make bench, ~7 min).
+(make bench-grpc and section 11 of make bench, ~8 min).
 
 One legibled (release, --workers 2 --replicas-per-script 2) serves both protocols on one Unix
 socket and, under TLS (a certificate made here with the openssl command), on one loopback TCP
@@ -19,7 +19,9 @@ every round, so the machine's other users load all alike):
   overload    (after the rounds, --overload-rounds alternating rounds of the four) legible-load's
               2 x cores sessions offered 4 x the saturated framed rate, open loop, for
               --overload-seconds: result age p50/p99 (how old the text a camera sees is; medians
-              over rounds) and the frames' outcomes, framed against --transport grpc.
+              over rounds, and the median of each round's gRPC / framed ratio, a gRPC round
+              paired with the framed round beside it) and the frames' outcomes, framed against
+              --transport grpc.
   transport   (last, --transport-frames > 0) the one-stream rounds and saturated windows again,
               against a legibled whose engines answer at once (--calibration-delay-ms 0): the
               frame is still read, deframed and decoded, so what one client costs more than
@@ -103,6 +105,17 @@ class GRPCSession:
         self.requests.put(None)
         for _ in self.answers:
             pass
+
+
+def framed_of(name):
+    """The framed client a gRPC client is compared with: "grpc" -> "framed", "grpc+tls" ->
+    "framed+tls"."""
+    return "framed" + name[len("grpc"):]
+
+
+def paired_median(values, name):
+    """The median of `name`'s values over its framed client's, pair by pair (values in time order)."""
+    return statistics.median(a / b for a, b in zip(values[name], values[framed_of(name)]))
 
 
 def one_stream(makers, frames):
@@ -259,22 +272,20 @@ class Server:
 
 def one_stream_rounds(clients, rounds, frames):
     """({client: [round medians, ms]}, {client: [ms outside the server's total, every frame]},
-    {grpc client: [frame i's ratio to framed's, every frame]}) over `rounds` interleaved rounds."""
+    {client: [ms per frame, every frame in time order]}) over `rounds` interleaved rounds."""
     latency = {name: [] for name in clients}
     outside_server = {name: [] for name in clients}
-    paired = {name: [] for name in ("grpc", "grpc+tls")}
+    every_frame = {name: [] for name in clients}
     for round_index in range(rounds):
         order = list(clients) if round_index % 2 == 0 else list(reversed(clients))
         times, outside = one_stream({name: clients[name] for name in order}, frames)
         for name in order:
             latency[name].append(statistics.median(times[name]))
             outside_server[name] += outside[name]
-        for name in paired:
-            base = times["framed" + name[len("grpc"):]]
-            paired[name] += [ms / base_ms for ms, base_ms in zip(times[name], base)]
+            every_frame[name] += times[name]
         print("round %d: one stream ms %s" % (round_index + 1, {n: round(latency[n][-1], 2) for n in clients}),
               file=sys.stderr)
-    return latency, outside_server, paired
+    return latency, outside_server, every_frame
 
 
 def saturated_windows(server, sessions, windows, seconds):
@@ -326,7 +337,7 @@ def main():
                     "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", certificate],
                    check=True, capture_output=True)
     with Server(args.legibled, folder, certificate, key) as server:
-        latency, outside_server, paired = one_stream_rounds(server.clients, args.rounds, args.frames)
+        latency, outside_server, every_frame = one_stream_rounds(server.clients, args.rounds, args.frames)
         throughput, server_cpu, client_cpu = saturated_windows(server, args.sessions, args.windows, args.seconds)
         load_binary = os.path.join(os.path.dirname(args.legibled), "legible-load")
         capacity = statistics.median(throughput["framed"])
@@ -353,23 +364,22 @@ def main():
     transport = {}
     if args.transport_frames:
         with Server(args.legibled, folder, certificate, key, "--calibration-delay-ms", "0") as bare:
-            bare_latency, bare_outside, _ = one_stream_rounds(bare.clients, args.rounds, args.transport_frames)
+            bare_latency, _, _ = one_stream_rounds(bare.clients, args.rounds, args.transport_frames)
             bare_rate, bare_cpu, _ = saturated_windows(bare, args.sessions, args.windows, 1)
         transport = {"one_stream_ms": {n: statistics.median(v) for n, v in bare_latency.items()},
                      "saturated_fps": {n: statistics.median(v) for n, v in bare_rate.items()},
                      "saturated_server_cpu_ms": {n: statistics.median(v) for n, v in bare_cpu.items()}}
+    grpc_clients = ("grpc", "grpc+tls")
     figures = {
         "rounds": args.rounds,
         "frames": args.frames,
         "one_stream_ms": {n: statistics.median(v) for n, v in latency.items()},
-        "one_stream_paired_ratio": {n: statistics.median(v) for n, v in paired.items()},
+        "one_stream_paired_ratio": {n: paired_median(every_frame, n) for n in grpc_clients},
         "one_stream_outside_server_ms": {n: statistics.median(v) for n, v in outside_server.items()},
         "windows": args.windows,
         "window_seconds": args.seconds,
-        "saturated_paired_fps_ratio": {n: statistics.median(
-            a / b for a, b in zip(throughput[n], throughput["framed" + n[len("grpc"):]])) for n in paired},
-        "saturated_paired_server_cpu_ratio": {n: statistics.median(
-            a / b for a, b in zip(server_cpu[n], server_cpu["framed" + n[len("grpc"):]])) for n in paired},
+        "saturated_paired_fps_ratio": {n: paired_median(throughput, n) for n in grpc_clients},
+        "saturated_paired_server_cpu_ratio": {n: paired_median(server_cpu, n) for n in grpc_clients},
         "saturated_fps": {n: statistics.median(v) for n, v in throughput.items()},
         "saturated_server_cpu_ms": {n: statistics.median(v) for n, v in server_cpu.items()},
         "saturated_client_cpu_ms": {n: statistics.median(v) for n, v in client_cpu.items()},
@@ -383,7 +393,7 @@ def main():
         print("%s one stream, median ms per frame: framed %.1f, gRPC %.1f -> gRPC/framed %.3f (goal <= 1.03); "
               "median of the %d paired frames' ratios %.3f" % (
                   "TLS" if suffix else "cleartext", figures["one_stream_ms"][framed],
-                  figures["one_stream_ms"][grpc_name], latency_ratio, len(paired[grpc_name]),
+                  figures["one_stream_ms"][grpc_name], latency_ratio, len(every_frame[grpc_name]),
                   figures["one_stream_paired_ratio"][grpc_name]))
         print("%s one stream, ms per frame outside the server's total_us (client, framing, socket): framed %.2f, "
               "gRPC %.2f" % ("TLS" if suffix else "cleartext", figures["one_stream_outside_server_ms"][framed],
@@ -402,10 +412,8 @@ def main():
                   figures["saturated_client_cpu_ms"][framed], figures["saturated_client_cpu_ms"][grpc_name]))
     figures["overload"] = overloaded
     for measure in ("result_age_p50_ms", "result_age_p99_ms"):
-        figures["overload_paired_ratio_" + measure] = {name: statistics.median(
-            g[measure] / f[measure] for g, f in zip(overloaded[name]["rounds"],
-                                                  overloaded["framed" + name[len("grpc"):]]["rounds"]))
-            for name in ("grpc", "grpc+tls")}
+        by_round = {name: [r[measure] for r in row["rounds"]] for name, row in overloaded.items()}
+        figures["overload_paired_ratio_" + measure] = {n: paired_median(by_round, n) for n in grpc_clients}
     if transport:
         figures["transport"] = transport
         for suffix in ("", "+tls"):

@@ -68,13 +68,15 @@ def run(legibled, flags, load, frames, sessions, duration, out):
                 "--duration", str(duration), "--ramp-up", "15", "--frames", frames, "--max-frame-age-ms", "2000",
                 "--drain-timeout", "60", "--script", ",".join(CHOICES), "--json", report_path]
         log("$ " + " ".join(args))
-        client = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        # Its messages to a file, not a pipe nobody reads while it runs (a full pipe would stall it).
+        client_log = os.path.join(folder, "legible-load.log")
+        client = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=open(client_log, "w"))
         peak = start
         while client.poll() is None:
             peak = max(peak, resident_mb(server.pid))
             time.sleep(1)
         if client.returncode not in (0, 1):
-            raise SystemExit("legible-load failed (%d): %s" % (client.returncode, client.stderr.read()))
+            raise SystemExit("legible-load failed (%d): %s" % (client.returncode, open(client_log).read()))
         end = resident_mb(server.pid)
         report = json.load(open(report_path))
         events = [json.loads(line) for line in open(log_path) if line.startswith("{")]

@@ -969,8 +969,7 @@ def grpc_report_lines(g):
              "2 cores as the server, so what a client spends per frame shows in its saturated rate: the server's "
              "CPU per answered frame (its threads and engine workers, from /proc) is the measure the clients do "
              "not move." % (
-                 g["frames"], g["rounds"], g.get("window_seconds", 6), g.get("windows", g["rounds"]), 2 * CORES,
-                 GRPC_OVERLOAD_ROUNDS), "",
+                 g["frames"], g["rounds"], g["window_seconds"], g["windows"], 2 * CORES, GRPC_OVERLOAD_ROUNDS), "",
              "| measure | framed | gRPC | gRPC / framed | framed, TLS | gRPC, TLS | gRPC / framed, TLS |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for measure, label, form in (("one_stream_ms", "one stream, ms (median)", "%.1f"),
@@ -983,10 +982,9 @@ def grpc_report_lines(g):
         clear, tls = ratios[(measure, "")], ratios[(measure, "+tls")]
         lines.append("| %s | %s | %s | %.3f | %s | %s | %.3f |" % (
             label, form % clear[1], form % clear[0], clear[2], form % tls[1], form % tls[0], tls[2]))
-    if "one_stream_outside_server_ms" in g:
-        o = g["one_stream_outside_server_ms"]
-        lines.append("| one stream: ms per frame outside the server's `Timing.total_us` (client, framing, socket) "
-                     "| %.2f | %.2f | | %.2f | %.2f | |" % (o["framed"], o["grpc"], o["framed+tls"], o["grpc+tls"]))
+    o = g["one_stream_outside_server_ms"]
+    lines.append("| one stream: ms per frame outside the server's `Timing.total_us` (client, framing, socket) "
+                 "| %.2f | %.2f | | %.2f | %.2f | |" % (o["framed"], o["grpc"], o["framed+tls"], o["grpc+tls"]))
     for key, label in (("overload_paired_ratio_result_age_p50_ms",
                         "overload 4×: result age p50, median of the paired rounds' ratios"),
                        ("overload_paired_ratio_result_age_p99_ms",
@@ -995,8 +993,7 @@ def grpc_report_lines(g):
                        ("saturated_paired_fps_ratio", "saturated frames/s: median of the paired windows' ratios"),
                        ("saturated_paired_server_cpu_ratio",
                         "saturated, the server's CPU per frame: median of the paired windows' ratios")):
-        if key in g:
-            lines.append("| %s | | | %.3f | | | %.3f |" % (label, g[key]["grpc"], g[key]["grpc+tls"]))
+        lines.append("| %s | | | %.3f | | | %.3f |" % (label, g[key]["grpc"], g[key]["grpc+tls"]))
     if g.get("transport"):
         t = g["transport"]
         lines += ["", "The transports alone: the same one-stream rounds and saturated windows (1 s) against a legibled "
@@ -1044,7 +1041,7 @@ def grpc_goals(g):
                           "≤ 1.03", goal(paired <= 1.03)))
         elif measure == "result_age_p99_ms":
             # "Unchanged" within the machine's noise: the p99 result age no more than 5 % above framed's.
-            paired = g.get("overload_paired_ratio_result_age_p99_ms", {}).get("grpc" + suffix, ratio)
+            paired = g["overload_paired_ratio_result_age_p99_ms"]["grpc" + suffix]
             goals.append(("gRPC%s: result age p99 at 4× overload, gRPC / framed, median of paired rounds" % where,
                           "medians %.0f / %.0f ms (%.3f)" % (grpc_value, framed_value, ratio), "%.3f" % paired,
                           "≤ 1.05", goal(paired <= 1.05)))
