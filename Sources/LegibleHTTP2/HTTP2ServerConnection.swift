@@ -223,6 +223,11 @@ public final class HTTP2ServerConnection {
                 NGHTTP2_NO_ERROR.rawValue, nil, 0))
     }
 
+    /// A response started whose end has not yet been handed to nghttp2: body bytes or trailers
+    /// still queued (a call not finished, or the peer's flow-control window closed on them).
+    /// A connection that closes now would cut those responses short.
+    public var hasResponsesInFlight: Bool { !outbound.isEmpty }
+
     /// nghttp2 wants neither to read nor to write: after a GOAWAY it sent (a protocol error, a
     /// flood of resets) or both sides' GOAWAY with no stream left. Close the connection once
     /// `outgoingBytes` is written.

@@ -23,7 +23,6 @@ final class FramedTransport: EventHandler, SessionStream, BudgetedReader {
     private var budgetPaused = false
     private let budget: ReadBudget
     private let lingeringCloses: LingeringCloses
-    private let now: () -> Duration
     private var peerFinishedSending = false
     private var isClosed = false
     /// `--max-message-bytes`, taken once the session has started.
@@ -37,7 +36,6 @@ final class FramedTransport: EventHandler, SessionStream, BudgetedReader {
         self.log = server.log
         self.budget = server.readBudget
         self.lingeringCloses = server.lingeringCloses
-        self.now = { [unowned server] in server.now }
         self.maxMessageBytes = maxMessageBytes
         self.stream = FramedStream(
             socket: socket, maxMessageBytes: min(startMessageBytes, maxMessageBytes),
@@ -211,14 +209,13 @@ final class FramedTransport: EventHandler, SessionStream, BudgetedReader {
         isClosed = true
         loop.unregister(socket.descriptor)
         budget.forget(self)
+        // Lingering, the socket is handed over before `closed`, which stops a draining server
+        // once nothing lingers (the client saw the end at the write shutdown already).
+        if lingering { lingeringCloses.close(socket) }
         // Bookkeeping (gauges, scheduler) before the descriptor goes, so that whoever sees the
         // socket closed also sees the session gone from /metrics.
         handler?.closed(reason: reason)
-        if lingering {
-            lingeringCloses.close(socket, now: now())
-        } else {
-            socket.close()
-        }
+        if !lingering { socket.close() }
     }
 }
 

@@ -20,6 +20,10 @@ internal import LegibleWire
 /// not read. Request messages not yet whole, summed over the calls, count against the
 /// server's `--max-buffered-bytes` (`ReadBudget`) as a framed connection's do.
 final class HTTP2Transport: EventHandler, BudgetedReader {
+    /// How long a draining connection whose calls have all ended waits for its client to open
+    /// the flow-control window to their last answers before it is closed regardless.
+    static let unreadAnswersSeconds = 5
+
     /// The server's name for this connection (its admission entry).
     let id: UInt64
     let socket: Socket
@@ -36,6 +40,9 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
     /// Not read because the server's pool for partial messages is spent (`ReadBudget`).
     private var budgetPaused = false
     private var goingAway = false
+    /// The drain found calls open: their last answers are recent, and the socket lingers
+    /// once they have left (`close(reason:lingering:)`). An idle connection is closed at once.
+    private var lingersWhenDrained = false
     /// A connection refused at a connection limit: its first call is answered with this
     /// status (RESOURCE_EXHAUSTED and why), then GOAWAY; closed after `Server.refusalSeconds`
     /// if no call comes.
@@ -253,7 +260,12 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
         if pending.isEmpty {
             // A refused connection waits for its client to close (or `Server.refusalSeconds`):
             // closing with the call's request bytes unread would reset the answer away.
-            if goingAway && openCalls == 0 && refusal == nil { return close(reason: "drained") }
+            // Drained once the last answers have left, not merely been finished (the client's
+            // flow-control window may hold them back until it reads on). Then the socket
+            // lingers, open, until the client closes it (`close(reason:lingering:)`).
+            if goingAway && openCalls == 0 && refusal == nil && !connection.hasResponsesInFlight {
+                return close(reason: "drained", lingering: lingersWhenDrained)
+            }
             if connection.isFinished { return close(reason: "HTTP/2 session ended") }
         }
         server.loop.modify(
@@ -304,6 +316,12 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
             if now - idleSince >= .seconds(Server.refusalSeconds) { close(reason: "refused") }
             return
         }
+        if goingAway {
+            // Every call ended, and their last answers still wait for a window the client
+            // does not open: a drain does not wait for it forever.
+            if now - idleSince >= .seconds(Self.unreadAnswersSeconds) { close(reason: "drained, answers unread") }
+            return
+        }
         let limit = Duration.seconds(
             everHadCall ? server.configuration.idleSeconds : server.configuration.firstMessageSeconds)
         if now - idleSince >= limit { drain() }
@@ -315,6 +333,7 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
     func drain() {
         guard !goingAway, !isClosed else { return }
         goingAway = true
+        lingersWhenDrained = openCalls > 0 || connection.hasResponsesInFlight
         try? connection.goAway()
         for call in Array(serviceCalls.values) {
             call.healthChanged()
@@ -323,7 +342,12 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
         flush()
     }
 
-    func close(reason: String) {
+    /// With `lingering`, everything has been written and the socket goes to `LingeringCloses`
+    /// with both sides open: an HTTP/2 client learns the end from GOAWAY and closes itself.
+    /// Neither a reset (closing over the client's unread WINDOW_UPDATE or PING) nor the end
+    /// of stream (grpc-core drops the bytes it read in the same read as the end, here the
+    /// last answers and their trailers: "Stream removed") may come before it has read them.
+    func close(reason: String, lingering: Bool = false) {
         guard !isClosed else { return }
         isClosed = true
         server.loop.unregister(socket.descriptor)
@@ -335,7 +359,9 @@ final class HTTP2Transport: EventHandler, BudgetedReader {
         for stream in open { stream.lost(reason: reason) }
         for call in serviceCalls.values { call.lost() }
         serviceCalls.removeAll()
+        // Lingering, before `http2Closed`, which stops a draining server once nothing lingers.
+        if lingering { server.lingeringCloses.close(socket) }
         server.http2Closed(self, reason: reason)
-        socket.close()
+        if !lingering { socket.close() }
     }
 }

@@ -3,13 +3,18 @@ internal import LegibleSockets
 
 /// Sockets the server has finished with, closed only once their client stops sending.
 ///
+/// (HTTP/2 connections the server drained linger the same way, with their write side open:
+/// `HTTP2Transport.close(reason:lingering:)` says why.)
+///
 /// When the server ends a session itself (its summary after a drain or a session's last
 /// capture, a fatal error saying why), the client may still be sending: a camera's next frame
 /// is on its way before it has read the end. Closing a socket with unread bytes makes the
 /// kernel answer RST, and a client that had not yet read the server's last messages loses
 /// them to the reset. So after the server's last bytes and its half-close, what still arrives
 /// is read and dropped until the client closes (or breaks the connection), or `seconds` pass.
-/// At most `maxSockets` linger at once; past that one is closed at once, as before. On the
+/// At most `maxSockets` linger at once; past that one is closed at once, as before. A draining
+/// server waits for them before it exits (exiting closes them too). Their time is the real
+/// clock's, also under a test's manual clock: it is the network's time they wait for. On the
 /// loop thread only.
 final class LingeringCloses {
     static let seconds = 2
@@ -17,10 +22,10 @@ final class LingeringCloses {
 
     private final class Lingering: EventHandler {
         let socket: Socket
-        let until: Duration
+        let until: ContinuousClock.Instant
         unowned let owner: LingeringCloses
 
-        init(socket: Socket, until: Duration, owner: LingeringCloses) {
+        init(socket: Socket, until: ContinuousClock.Instant, owner: LingeringCloses) {
             self.socket = socket
             self.until = until
             self.owner = owner
@@ -48,11 +53,15 @@ final class LingeringCloses {
 
     var count: Int { lingering.count }
 
-    /// Takes `socket` (its last bytes written and its write side shut down) and closes it once
-    /// the client has closed its side, or at `now + seconds`.
-    func close(_ socket: Socket, now: Duration) {
+    /// Called when the last lingering socket has been closed (a draining server stops then).
+    var onEmpty: (() -> Void)?
+
+    /// Takes `socket` (its last bytes written; a framed session's write side shut down, so that
+    /// its client reads the end; an HTTP/2 connection's left open, its client told by GOAWAY)
+    /// and closes it once the client has closed its side, or `seconds` from now.
+    func close(_ socket: Socket) {
         guard lingering.count < Self.maxSockets else { return socket.close() }
-        let entry = Lingering(socket: socket, until: now + .seconds(Self.seconds), owner: self)
+        let entry = Lingering(socket: socket, until: .now + .seconds(Self.seconds), owner: self)
         do throws(LegibleError) {
             try loop.register(socket.descriptor, handler: entry)
         } catch {
@@ -65,7 +74,8 @@ final class LingeringCloses {
     }
 
     /// Closes the sockets whose time is up (the server's tick).
-    func tick(now: Duration) {
+    func tick() {
+        let now = ContinuousClock.now
         for (descriptor, entry) in lingering where now >= entry.until { release(descriptor) }
     }
 
@@ -74,5 +84,6 @@ final class LingeringCloses {
         guard let entry = lingering.removeValue(forKey: descriptor) else { return }
         loop.unregister(descriptor)
         entry.socket.close()
+        if lingering.isEmpty { onEmpty?() }
     }
 }

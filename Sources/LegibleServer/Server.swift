@@ -168,6 +168,7 @@ public final class Server {
             if case .tcp = address { tls = tlsContext != nil }
             listeners.append((shown, socket, ListenerHandler(socket: socket, tls: tls)))
         }
+        lingeringCloses.onEmpty = { [unowned self] in self.stopIfDrained() }
     }
 
     /// The default script's engine has loaded and the server is not draining (/readyz, and
@@ -368,8 +369,15 @@ public final class Server {
     }
 
     /// While draining: stops the loop once no connection is left.
+    /// Lingering sockets are waited for too (at most `LingeringCloses.seconds`): exiting would
+    /// close them over the client's last bytes, unread, and a client that had not yet read the
+    /// server's last answers could lose them to the reset.
     private func stopIfDrained() {
-        if draining && connections.isEmpty && http2Connections.isEmpty && sniffing.isEmpty { loop.stop() }
+        if draining && connections.isEmpty && http2Connections.isEmpty && sniffing.isEmpty
+            && lingeringCloses.count == 0
+        {
+            loop.stop()
+        }
     }
 
     /// Turns a refused connection away without waiting to learn its protocol (more than
@@ -510,7 +518,7 @@ public final class Server {
     func tick() {
         let now = self.now
         engines.tick()
-        lingeringCloses.tick(now: now)
+        lingeringCloses.tick()
         for connection in Array(connections.values) { connection.tick(now: now) }
         for transport in Array(http2Connections.values) { transport.tick(now: now) }
         let firstMessage = Duration.seconds(configuration.firstMessageSeconds)

@@ -18,9 +18,14 @@ public final class HTTP2TestClient {
     private var requestOffsets: [Int32: Int] = [:]
     private var endedRequests: Set<Int32> = []
 
+    /// Body bytes per stream this client has told the server it read (`consumeReceived`).
+    private var consumed: [Int32: Int] = [:]
+
     /// `assumedPeerMaxStreams`: how many streams the client may open before the server's
     /// SETTINGS arrive (nghttp2 assumes 100); more lets a test open more than the server allows.
-    public init(assumedPeerMaxStreams: UInt32? = nil) {
+    /// `initialWindowSize`: each stream's flow-control window, opened further only by
+    /// `consumeReceived` (a client that reads its answers slowly, or not at all).
+    public init(assumedPeerMaxStreams: UInt32? = nil, initialWindowSize: UInt32? = nil) {
         var callbacks: OpaquePointer?
         precondition(nghttp2_session_callbacks_new(&callbacks) == 0)
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -63,9 +68,15 @@ public final class HTTP2TestClient {
         precondition(nghttp2_option_new(&option) == 0)
         defer { nghttp2_option_del(option) }
         if let assumedPeerMaxStreams { nghttp2_option_set_peer_max_concurrent_streams(option, assumedPeerMaxStreams) }
+        if initialWindowSize != nil { nghttp2_option_set_no_auto_window_update(option, 1) }
         precondition(
             nghttp2_session_client_new2(&session, callbacks, Unmanaged.passUnretained(self).toOpaque(), option) == 0)
-        precondition(nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil, 0) == 0)
+        var settings =
+            initialWindowSize.map {
+                [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: $0)]
+            } ?? []
+        precondition(
+            nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0)
     }
 
     deinit { nghttp2_session_del(session) }
@@ -117,6 +128,15 @@ public final class HTTP2TestClient {
         requestBodies[stream, default: []].append(contentsOf: bytes)
         if end { endedRequests.insert(stream) }
         _ = nghttp2_session_resume_data(session, stream)
+    }
+
+    /// Opens the windows again by every body byte received so far (WINDOW_UPDATE on the next
+    /// `outgoing`), for a client made with `initialWindowSize`.
+    public func consumeReceived() {
+        for (stream, body) in bodies where body.count > consumed[stream, default: 0] {
+            _ = nghttp2_session_consume(session, stream, body.count - consumed[stream, default: 0])
+            consumed[stream] = body.count
+        }
     }
 
     /// Sends a PING (a keepalive, as gRPC clients send them).

@@ -9,6 +9,8 @@ import LegibleWire
 import LegibleWireProtobuf
 import Testing
 
+@testable import LegibleServer
+
 /// gRPC over HTTP/2 against the server as a library (`RunningServer`: the calibration engine,
 /// a manual clock) on a real Unix socket, with libnghttp2's own client: what grpcio cannot be
 /// made to do from the end-to-end tests — a server-side deadline on the manual clock, raw
@@ -186,10 +188,75 @@ struct GRPCTransportTests {
             endStream: false)
         connection.pump { (try? connection.messages(of: stream).count) == 1 }
         running.server.shutdownTrigger.drain(reason: "test")
-        connection.pump { connection.status(of: stream) != nil && connection.endOfStream }
+        connection.pump { connection.status(of: stream) != nil }
         #expect(connection.client.goAwayLastStream == stream)
         #expect(connection.status(of: stream) == "0")
         #expect(Self.kinds(try connection.messages(of: stream)) == ["started", "summary"])
+        // The server leaves the closing to its client (gRPC clients close after GOAWAY once
+        // their calls have ended): it reads on until then, and only then stops.
+        #expect(
+            running.stopped.wait(timeout: .now() + .milliseconds(200)) == .timedOut, "stopped before the client closed")
+        connection.socket.close()
+        #expect(running.stopped.wait(timeout: .now() + 30) == .success, "run() did not return")
+    }
+
+    /// A client whose flow-control window holds back the last answers: the drain waits for it
+    /// to read on rather than closing with the summary and the status unsent (grpcio then
+    /// reported UNAVAILABLE "Stream removed" for a call the server had ended cleanly).
+    @Test func drainWaitsForTheLastAnswersAClientsWindowHoldsBack() throws {
+        let running = try RunningServer(delay: .milliseconds(1))
+        let connection = try Connection(running, client: HTTP2TestClient(initialWindowSize: 2))
+        let stream = connection.client.request(
+            Self.headers(Self.streamPath), body: Self.message(.start(StartSession(clientName: "slow reader"))),
+            endStream: false)
+        connection.pump {
+            connection.client.consumeReceived()
+            connection.send()  // the window update now, not after the next poll's timeout
+            return (try? connection.messages(of: stream).count) == 1
+        }
+        let startedBytes = connection.client.bodies[stream]?.count ?? 0
+        running.server.shutdownTrigger.drain(reason: "test")
+        // The GOAWAY and the summary's first bytes (as many as the window takes); the rest waits.
+        connection.pump {
+            connection.client.goAwayLastStream == stream && connection.client.bodies[stream]!.count > startedBytes
+        }
+        connection.client.ping()
+        connection.pump { connection.client.pingAcknowledgements == 1 }
+        #expect(!connection.endOfStream, "closed with the summary held back")
+        #expect(connection.status(of: stream) == nil)
+        connection.pump {
+            connection.client.consumeReceived()
+            connection.send()  // the window update now, not after the next poll's timeout
+            return connection.status(of: stream) != nil
+        }
+        #expect(connection.status(of: stream) == "0")
+        #expect(Self.kinds(try connection.messages(of: stream)) == ["started", "summary"])
+        connection.socket.close()
+        #expect(running.stopped.wait(timeout: .now() + 30) == .success, "run() did not return")
+    }
+
+    /// ... but not forever: a client that never opens its window is closed
+    /// `HTTP2Transport.unreadAnswersSeconds` after its last call ended, and the server stops.
+    @Test func drainClosesAClientThatNeverReadsItsLastAnswers() throws {
+        let running = try RunningServer(delay: .milliseconds(1), manualClock: true)
+        let connection = try Connection(running, client: HTTP2TestClient(initialWindowSize: 2))
+        let stream = connection.client.request(
+            Self.headers(Self.streamPath), body: Self.message(.start(StartSession(clientName: "no reader"))),
+            endStream: false)
+        connection.pump { connection.client.bodies[stream]?.count == 2 }
+        running.server.shutdownTrigger.drain(reason: "test")
+        connection.client.ping()
+        connection.pump { connection.client.goAwayLastStream == stream && connection.client.pingAcknowledgements == 1 }
+        running.advance(by: .seconds(HTTP2Transport.unreadAnswersSeconds - 1))
+        running.tick()
+        connection.client.ping()
+        connection.pump { connection.client.pingAcknowledgements == 2 }
+        #expect(!connection.endOfStream, "closed before its time")
+        running.advance(by: .seconds(1))
+        running.tick()
+        connection.pump { false }
+        #expect(connection.endOfStream)
+        #expect(connection.status(of: stream) == nil)
         #expect(running.stopped.wait(timeout: .now() + 30) == .success, "run() did not return")
     }
 
