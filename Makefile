@@ -103,7 +103,7 @@ bench-tilt: release ## Lines tilted -30..30 degrees found as one line and read; 
 bench-vertical: release ## Generated columns of vertical Chinese and Japanese (seeds 100-119): CER read top to bottom, right to left.
 	python3 bench/vertical_columns.py --legibled .build/release/legibled
 
-bench-scripts: release ## Scripts line by line: script identification, CER and ms per line's script (named, automatic, one combined engine) on generated two-script and one-script frames.
+bench-scripts: release ## Scripts line by line: script identification, CER and ms per line's script (named, automatic, a stream's second frame) on generated two-script and one-script frames.
 	python3 bench/script_lines.py --legibled .build/release/legibled
 
 bench-pool: release ## The engine pool under 1,000 sessions of every combination of scripts: sessions read, PSS after start/peak/end, engines loaded (~2 min; BEFORE_LEGIBLED=path and BEFORE_FLAGS=... add a second server).
@@ -127,7 +127,7 @@ bench-throughput: bench-setup release python-proto ## Saturated frames/s side by
 bench-capture: deps release python-proto ## Capture goals: frames a business card takes to capture its phone, e-mail and serial for confirmations 1/2/3/5, microseconds per result to find the values (legible-floor --capture), bytes of a whole FrameResult against its captures (~1 min).
 	python3 bench/capture_goals.py --json bench/out/capture_goals.json
 
-bench-grpc: deps release python-proto ## gRPC (grpcio's Stream call) against the framed protocol on one server, same frames: one-stream ms per frame interleaved (paired per frame), saturated frames/s and server CPU per frame in paired short windows, in cleartext and under TLS; result age under 4x overload with legible-load over each, in alternating rounds; the transports alone against the calibration engine (~8 min).
+bench-grpc: deps release python-proto ## gRPC (grpcio's Stream call) against the framed protocol on one server, same frames: one-stream ms per frame interleaved (paired per frame), saturated frames/s and server CPU per frame in paired short windows, in cleartext and under TLS; result age under 4x overload with legible-load over each, in alternating rounds; the transports alone against the calibration engine (~12 min).
 	python3 bench/grpc_overhead.py --json bench/out/grpc_overhead.json
 
 bench-sessions: release ## Sessions under load with legible-load: overload, fairness, 1,000 sessions, replicas, skipping (~4 min).
@@ -164,10 +164,10 @@ check-deploy: build ## deploy/: haproxy -c, systemd-analyze verify, legibled und
 bench-setup: ## The peers' set-up (idempotent): tesseract CLI, tesserocr built against Debian's libtesseract, matplotlib.
 	bash bench/peers/setup.sh
 
-bench: bench-setup release python-proto ## The one-run benchmark (~24 min): floor, Legible, peers, freshness, accuracy, the corpus, tilt, columns, scripts, isolation, gRPC -> BENCHMARKS.md.
+bench: bench-setup release python-proto ## The one-run benchmark (~28 min): floor, Legible, peers, freshness, accuracy, the corpus, tilt, columns, scripts, isolation, gRPC -> BENCHMARKS.md.
 	python3 bench/run.py --out BENCHMARKS.md
 
-bench-all: bench bench-imaging bench-models bench-sessions bench-load ## make bench, then every other benchmark (~30 min).
+bench-all: bench bench-imaging bench-models bench-sessions bench-load ## make bench, then every other benchmark (~34 min).
 
 # Hardening: fuzzing, sanitizers, leaks (see the README's "Hardening" section). Each sanitizer
 # builds in its own path. Reports of legibled and the CLI during the end-to-end suite go to

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """gRPC over HTTP/2 against the framed protocol, same server, same frames, one run
-(make bench-grpc and section 11 of make bench, ~8 min).
+(make bench-grpc and section 11 of make bench, ~12 min).
 
 One legibled (release, --workers 2 --replicas-per-script 2) serves both protocols on one Unix
 socket and, under TLS (a certificate made here with the openssl command), on one loopback TCP
@@ -323,8 +323,10 @@ def main():
                         help="length of each saturated window (short: the windows paired lie close in time)")
     parser.add_argument("--windows", type=int, default=16, help="saturated windows of each client")
     parser.add_argument("--sessions", type=int, default=4, help="sessions of each saturated client")
-    parser.add_argument("--overload-seconds", type=float, default=10, help="length of each overload run")
-    parser.add_argument("--overload-rounds", type=int, default=5,
+    # A round's p99 is its few oldest results: 15 s (~200 results) and 7 paired rounds, after
+    # 10 s and 5 put the paired p99 ratio anywhere from 0.94 to 1.10 between runs of one build.
+    parser.add_argument("--overload-seconds", type=float, default=15, help="length of each overload run")
+    parser.add_argument("--overload-rounds", type=int, default=7,
                         help="alternating overload rounds (a gRPC round paired with the framed round beside it)")
     parser.add_argument("--transport-frames", type=int, default=100,
                         help="frames per one-stream run against the calibration engine (0: no transport phase)")
@@ -383,6 +385,8 @@ def main():
         "saturated_fps": {n: statistics.median(v) for n, v in throughput.items()},
         "saturated_server_cpu_ms": {n: statistics.median(v) for n, v in server_cpu.items()},
         "saturated_client_cpu_ms": {n: statistics.median(v) for n, v in client_cpu.items()},
+        "overload_rounds": args.overload_rounds,
+        "overload_seconds": args.overload_seconds,
     }
     for suffix in ("", "+tls"):
         framed, grpc_name = "framed" + suffix, "grpc" + suffix

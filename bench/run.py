@@ -920,17 +920,13 @@ def isolation_cost(binary):
         return json.load(f)["summary"]
 
 
-GRPC_ROUNDS, GRPC_OVERLOAD_ROUNDS = 5, 5
-
-
 def grpc_cost(binary):
     """Stock gRPC over HTTP/2 against the framed protocol on one legibled, same frames, in
     alternating rounds, in cleartext (Unix socket) and under TLS (loopback TCP): one stream's
     median ms, saturated frames/s, result age under 4x overload (bench/grpc_overhead.py, the
     measures of make bench-grpc)."""
     path = os.path.join(OUT, "grpc-bench.json")
-    argv = [sys.executable, os.path.join(HERE, "grpc_overhead.py"), "--legibled", binary, "--rounds", str(GRPC_ROUNDS),
-            "--overload-rounds", str(GRPC_OVERLOAD_ROUNDS), "--json", path]
+    argv = [sys.executable, os.path.join(HERE, "grpc_overhead.py"), "--legibled", binary, "--json", path]
     subprocess.run(argv, env=ENV, check=True, stdout=subprocess.DEVNULL)
     note_command(["python3"] + [os.path.relpath(x, ROOT) if x.startswith(ROOT) else x for x in argv[1:]])
     with open(path) as f:
@@ -963,13 +959,14 @@ def grpc_report_lines(g):
              "`Recognizer/Stream` call against the framed Python client. Medians over rounds and windows, and the "
              "medians of the ratios paired in time (frame i; a cycle's windows), which the machine's drifting load "
              "moves least: the goals are judged on those. Overload: `legible-load --transport framed|grpc`, "
-             "%d sessions offered 4× the saturated framed rate open loop for 10 s, in %d alternating rounds: result "
+             "%d sessions offered 4× the saturated framed rate open loop for %.0f s, in %d alternating rounds: result "
              "age (sent → result received) p50 and p99, medians over rounds, and the medians of each round's "
              "gRPC / framed ratio (a gRPC round paired with the framed round beside it). The Python clients run on the same "
              "2 cores as the server, so what a client spends per frame shows in its saturated rate: the server's "
              "CPU per answered frame (its threads and engine workers, from /proc) is the measure the clients do "
              "not move." % (
-                 g["frames"], g["rounds"], g["window_seconds"], g["windows"], 2 * CORES, GRPC_OVERLOAD_ROUNDS), "",
+                 g["frames"], g["rounds"], g["window_seconds"], g["windows"], 2 * CORES, g["overload_seconds"],
+                 g["overload_rounds"]), "",
              "| measure | framed | gRPC | gRPC / framed | framed, TLS | gRPC, TLS | gRPC / framed, TLS |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for measure, label, form in (("one_stream_ms", "one stream, ms (median)", "%.1f"),
