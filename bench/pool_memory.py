@@ -70,11 +70,12 @@ def run(legibled, flags, load, frames, sessions, duration, out):
         log("$ " + " ".join(args))
         # Its messages to a file, not a pipe nobody reads while it runs (a full pipe would stall it).
         client_log = os.path.join(folder, "legible-load.log")
-        client = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=open(client_log, "w"))
-        peak = start
-        while client.poll() is None:
-            peak = max(peak, resident_mb(server.pid))
-            time.sleep(1)
+        with open(client_log, "w") as client_stderr:
+            client = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=client_stderr)
+            peak = start
+            while client.poll() is None:
+                peak = max(peak, resident_mb(server.pid))
+                time.sleep(1)
         if client.returncode not in (0, 1):
             raise SystemExit("legible-load failed (%d): %s" % (client.returncode, open(client_log).read()))
         end = resident_mb(server.pid)

@@ -26,8 +26,7 @@ def connect(address: str) -> socket.socket:
     s = socket.create_connection((host.strip("[]"), int(port)))
     # A frame goes out as one write (over TLS, as several records): without TCP_NODELAY, Nagle
     # holds its last small segment until the server acknowledges the ones before it, and the
-    # server's delayed ACK makes that up to 40 ms a frame (measured: 46 ms against 4 ms per frame
-    # over TLS to a server answering at once, bench/grpc_overhead.py's transport phase).
+    # server's delayed ACK makes that up to 40 ms a frame.
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return s
 
