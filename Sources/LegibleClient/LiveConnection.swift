@@ -73,6 +73,13 @@ public final class LiveConnection {
         try flush()
     }
 
+    /// Closes the socket now, so that the server sees the stream end at once rather than when
+    /// this object's last reference goes (a server draining for a restart waits for its
+    /// clients to close). Nothing may be sent or received after it.
+    public func close() {
+        stream.socket.close()
+    }
+
     /// The messages that have arrived, without waiting; nil when the server closed the stream.
     ///
     /// - Throws: `.unavailable` when the stream ends mid-message or the socket fails.

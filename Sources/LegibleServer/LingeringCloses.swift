@@ -73,10 +73,13 @@ final class LingeringCloses {
         entry.handleEvents(readable: true, writable: false, hangup: false)
     }
 
-    /// Closes the sockets whose time is up (the server's tick).
-    func tick() {
+    /// Closes the sockets whose time is up (the server's tick); returns how many.
+    @discardableResult
+    func tick() -> Int {
         let now = ContinuousClock.now
-        for (descriptor, entry) in lingering where now >= entry.until { release(descriptor) }
+        let due = lingering.filter { now >= $0.value.until }.keys
+        for descriptor in due { release(descriptor) }
+        return due.count
     }
 
     /// Stops watching `descriptor` and closes its socket.

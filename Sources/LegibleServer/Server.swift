@@ -518,7 +518,12 @@ public final class Server {
     func tick() {
         let now = self.now
         engines.tick()
-        lingeringCloses.tick()
+        let unclosed = lingeringCloses.tick()
+        if unclosed > 0 {
+            log(
+                .debug, "closed connections whose clients had not closed them",
+                ["count": String(unclosed), "seconds": String(LingeringCloses.seconds)])
+        }
         for connection in Array(connections.values) { connection.tick(now: now) }
         for transport in Array(http2Connections.values) { transport.tick(now: now) }
         let firstMessage = Duration.seconds(configuration.firstMessageSeconds)

@@ -458,7 +458,10 @@ final class Streamer {
     }
 
     private func connectionLost(_ reason: String) {
-        guard connection != nil else { return }
+        guard let lost = connection else { return }
+        // Closed now: the first connection is also held by `run`'s caller, and the server
+        // (draining for a restart, say) waits for the client's end before it exits.
+        lost.close()
         connection = nil
         lose()
         stable = false

@@ -60,10 +60,10 @@ def jpeg_bytes(image, quality=92):
     return buffer.getvalue()
 
 
-def start_legibled(address, log):
+def start_legibled(address, log, *flags):
     """A legibled of our own on `address` (unix:PATH), for tests that stop and restart it."""
     path = address[len("unix:"):]
-    process = subprocess.Popen([LEGIBLED, "--listen", address], stderr=log)
+    process = subprocess.Popen([LEGIBLED, "--listen", address, *flags], stderr=log)
     deadline = time.monotonic() + 30
     while not os.path.exists(path):
         assert process.poll() is None and time.monotonic() < deadline, "legibled did not start"
@@ -366,7 +366,8 @@ def test_stream_prints_added_lines_and_a_summary_that_adds_up(server, frames_dir
 
 def test_stream_reconnects_after_a_server_restart(frames_dir, tmp_path):
     address = f"unix:{tmp_path}/r.sock"
-    first = start_legibled(address, subprocess.DEVNULL)
+    first_log = open(tmp_path / "first.log", "w+")
+    first = start_legibled(address, first_log, "--log-level", "debug")
     second_log = open(tmp_path / "second.log", "w+")
     # 7 s: the server is away ~1.5 s (drain, 0.5 s, start); the client's backoff (100 ms doubling,
     # waits from the upper half of each step) may next try up to 3.1 s after the loss, which a
@@ -397,6 +398,10 @@ def test_stream_reconnects_after_a_server_restart(frames_dir, tmp_path):
     assert counts["sent"] + counts["unsent"] >= 30
     assert counts["sent"] == counts["recognized"] + counts["dropped"] + counts["skipped"] + counts["failed"] + counts["lost"]
     # The stream went on in a new session on the restarted server, which read frames of it.
+    # The client closed the lost connection at once: the draining server did not wait out the
+    # 2 s it gives a client to close (which once made the server away 3.5 s and the test flaky).
+    first_log.seek(0)
+    assert "whose clients had not closed them" not in first_log.read()
     second_log.seek(0)
     (after,) = re.findall(r"session closed .*received=(\d+) recognized=(\d+)", second_log.read())
     assert int(after[1]) >= 1 and int(after[0]) <= counts["sent"]
