@@ -33,6 +33,8 @@ public enum LoadAnalysis {
         var latencies: [String: [Double]] = [:]
         var sendLags: [Double] = []
         var serverTimes: [Double] = []
+        var recognizeTimes: [Double] = []
+        var latenciesInRecognitions: [Double] = []
         var ages: [Double] = []
         var lastAnswered: Nanoseconds = 0
         let seriesLength = Int((max(window, end) + nanosecondsPerSecond - 1) / nanosecondsPerSecond)
@@ -72,6 +74,10 @@ public enum LoadAnalysis {
                         secondLatencies[second].append(latency)
                         sessionLatencies.append(latency)
                         if let micros = frame.serverMicros { serverTimes.append(Double(micros) / 1000) }
+                        if let micros = frame.recognizeMicros, micros > 0 {
+                            recognizeTimes.append(Double(micros) / 1000)
+                            latenciesInRecognitions.append(latency / (Double(micros) / 1000))
+                        }
                         refreshes.append(ResultAge.Refresh(arrived: frame.answered!, frameScheduled: frame.scheduled))
                     case .skipped:
                         series[second].skipped += 1
@@ -140,6 +146,8 @@ public enum LoadAnalysis {
             resultAge: Distribution(ages),
             sendLag: Distribution(sendLags),
             serverTime: Distribution(serverTimes),
+            serverRecognize: Distribution(recognizeTimes),
+            latencyInRecognitions: Distribution(latenciesInRecognitions),
             fairness: LoadReport.Fairness(
                 jainIndex: Statistics.jainIndex(recognizedPerSession),
                 recognizedMin: Int(recognizedPerSession.min() ?? 0),

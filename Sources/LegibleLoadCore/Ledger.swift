@@ -43,6 +43,8 @@ public struct FrameRecord: Sendable, Hashable {
     public var outcome: FrameOutcome = .scheduled
     /// The server's own `Timing.total_us` (last byte read to result queued), when it gave one.
     public var serverMicros: UInt32?
+    /// The server's own `Timing.recognize_us` (its engine's time on the frame), when it gave one.
+    public var recognizeMicros: UInt32?
 
     public init(scheduled: Nanoseconds) { self.scheduled = scheduled }
 
@@ -90,7 +92,8 @@ public struct SessionLedger: Sendable {
 
     /// Records the server's answer for wire frame id `frameID`.
     public mutating func answer(
-        frameID: UInt64, _ answer: FrameOutcome.Answer, at time: Nanoseconds, serverMicros: UInt32?
+        frameID: UInt64, _ answer: FrameOutcome.Answer, at time: Nanoseconds, serverMicros: UInt32?,
+        recognizeMicros: UInt32? = nil
     ) {
         let index = Int(clamping: frameID) - 1
         guard index >= 0 && index < frames.count else {
@@ -102,6 +105,7 @@ public struct SessionLedger: Sendable {
             frames[index].outcome = .answered(answer)
             frames[index].answered = time
             frames[index].serverMicros = serverMicros
+            frames[index].recognizeMicros = recognizeMicros
         case .answered:
             protocolViolations.append("a second result for frame \(frameID)")
         case .scheduled, .clientSkipped:

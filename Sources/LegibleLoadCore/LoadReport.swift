@@ -212,6 +212,13 @@ public struct LoadReport: Sendable, Codable {
     public var sendLag: Distribution
     /// The server's own `Timing.total_us` of recognized frames.
     public var serverTime: Distribution
+    /// The server's own `Timing.recognize_us` of recognized frames: one recognition on this
+    /// machine now.
+    public var serverRecognize: Distribution
+    /// Each recognized frame's latency over its own recognition time: how old a result is
+    /// when it arrives, in recognitions — freshness apart from how fast the machine is during
+    /// the run (the measure of BENCHMARKS.md's freshness goals).
+    public var latencyInRecognitions: Distribution
     public var fairness: Fairness
     public var serverProcess: ServerProcess?
     public var series: [Second]

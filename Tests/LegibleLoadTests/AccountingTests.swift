@@ -19,9 +19,9 @@ struct AccountingTests {
             a.queued(i)
             a.sent(i, at: a.frames[i].scheduled + 1 * ms)
         }
-        a.answer(frameID: 1, .recognized, at: 60 * ms, serverMicros: 55_000)
+        a.answer(frameID: 1, .recognized, at: 60 * ms, serverMicros: 55_000, recognizeMicros: 40_000)
         a.answer(frameID: 2, .dropped, at: 200 * ms, serverMicros: nil)
-        a.answer(frameID: 3, .recognized, at: 270 * ms, serverMicros: 60_000)
+        a.answer(frameID: 3, .recognized, at: 270 * ms, serverMicros: 60_000, recognizeMicros: 35_000)
         a.answer(frameID: 4, .failed(code: 3), at: 310 * ms, serverMicros: nil)
         // frame 5 stays unanswered
         b.queued(0)
@@ -53,6 +53,10 @@ struct AccountingTests {
         #expect(report.latency.count == 2 && report.latency.min == 60 && report.latency.max == 70)
         #expect(report.latencyByStatus["dropped"]?.p50 == 100)
         #expect(report.serverTime.p50 == 55)
+        // Frame 1: due at 0, answered at 60 ms, recognized in 40 ms; frame 3: due at 200 ms,
+        // answered at 270 ms, in 35 ms.
+        #expect(report.serverRecognize.min == 35 && report.serverRecognize.max == 40)
+        #expect(report.latencyInRecognitions.min == 1.5 && report.latencyInRecognitions.max == 2)
         #expect(report.sendLag.max == 2)
         #expect(report.series.map(\.scheduled) == [10])
         #expect(report.series[0].unanswered == 1 && report.series[0].clientSkipped == 4)

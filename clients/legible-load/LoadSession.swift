@@ -155,7 +155,9 @@ final class LoadSession: EventHandler {
                 answer = .failed(code: code)
                 if ledger.failureMessages[code] == nil { ledger.failureMessages[code] = result.error?.message ?? "" }
             }
-            ledger.answer(frameID: result.frameID, answer, at: now, serverMicros: result.timing?.totalMicros)
+            ledger.answer(
+                frameID: result.frameID, answer, at: now, serverMicros: result.timing?.totalMicros,
+                recognizeMicros: result.timing?.recognizeMicros)
         case .error(let error):
             // A fatal error ends the stream (the server closes it next); a frame's own error
             // comes inside its FrameResult.

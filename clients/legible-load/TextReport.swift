@@ -92,7 +92,14 @@ enum TextReport {
         }
         line("result age (text shown)", report.resultAge)
         line("server time (Timing.total)", report.serverTime)
+        line("recognition (Timing.recognize)", report.serverRecognize)
         line("send lag (harness)", report.sendLag)
+        let r = report.latencyInRecognitions
+        if r.count > 0, let p50 = r.p50, let p90 = r.p90, let p99 = r.p99, let max = r.max {
+            out +=
+                "  " + pad("latency in recognitions", 30)
+                + "\(fixed(p50, 2)) / \(fixed(p90, 2)) / \(fixed(p99, 2)) / \(fixed(max, 2))  (n=\(r.count))\n"
+        }
 
         out += "\nFairness (recognized frames per session):\n"
         let f = report.fairness

@@ -93,6 +93,12 @@ def test_steady_arithmetic(steady_run, calibrated):
     assert rates["sent"] == pytest.approx(10 / SLOWDOWN, rel=0.02)
     assert rates["recognized"] == pytest.approx(10 / SLOWDOWN, rel=0.10)
     assert report["send_lag"]["p99"] < 20 * SLOWDOWN
+    # Each recognized frame's own recognition time came back in its Timing (at least the
+    # calibrated delay), and no result arrived sooner than its recognition took.
+    recognize = report["server_recognize"]
+    assert recognize["count"] == c["recognized"] and recognize["min"] >= CALIBRATION_MS, recognize
+    assert report["latency_in_recognitions"]["count"] == c["recognized"]
+    assert report["latency_in_recognitions"]["min"] >= 1.0, report["latency_in_recognitions"]
     assert report["fairness"]["jain_index"] >= 0.99
     assert all(s["summary_matches"] is True for s in report["sessions"])
     # The server's PID came from the unix socket (SO_PEERCRED) and /proc was read.
