@@ -74,7 +74,6 @@ final class LingeringCloses {
     }
 
     /// Closes the sockets whose time is up (the server's tick); returns how many.
-    @discardableResult
     func tick() -> Int {
         let now = ContinuousClock.now
         let due = lingering.filter { now >= $0.value.until }.keys
