@@ -92,7 +92,7 @@ enum TextReport {
         }
         line("result age (text shown)", report.resultAge)
         line("server time (Timing.total)", report.serverTime)
-        line("recognition (Timing.recognize)", report.serverRecognize)
+        line("recognize (Timing.recognize)", report.serverRecognize)
         line("send lag (harness)", report.sendLag)
         let r = report.latencyInRecognitions
         if r.count > 0, let p50 = r.p50, let p90 = r.p90, let p99 = r.p99, let max = r.max {
