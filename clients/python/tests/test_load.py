@@ -117,6 +117,10 @@ def test_steady_text_report(steady_run):
     assert "Every frame accounted for" in out
     for p in (10, 25, 50, 75, 90, 95, 99):
         assert re.search(rf"^\s+{p} % in [\d.]+ ms$", out, re.M), out
+    # The other times, each with its own column: the server's recognition per frame in ms, and
+    # the latency in recognitions (no unit), over the frames recognized.
+    assert re.search(r"^  recognize \(Timing\.recognize\)\s+[\d.]+ ms / .*\(n=(29|30)\)$", out, re.M), out
+    assert re.search(r"^  latency in recognitions\s+[\d.]+ / [\d.]+ / [\d.]+ / [\d.]+  \(n=(29|30)\)$", out, re.M), out
 
 
 def test_steady_html_is_self_contained(steady_run):
