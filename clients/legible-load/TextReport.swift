@@ -81,10 +81,12 @@ enum TextReport {
             + "\(counts.dropped) + \(counts.skipped) + \(counts.failed) answered + \(counts.unanswered) unanswered\n"
 
         out += "\nOther times (ms; p50 / p90 / p99 / max):\n"
-        func line(_ label: String, _ d: Distribution) {
+        /// Each figure in milliseconds, or `unitless` (a ratio).
+        func line(_ label: String, _ d: Distribution, unitless: Bool = false) {
+            let value = { (x: Double?) in unitless ? (x.map { fixed($0, 2) } ?? "-") : ms(x) }
             out +=
                 "  " + pad(label, 30)
-                + (d.count == 0 ? "-" : "\(ms(d.p50)) / \(ms(d.p90)) / \(ms(d.p99)) / \(ms(d.max))")
+                + (d.count == 0 ? "-" : "\(value(d.p50)) / \(value(d.p90)) / \(value(d.p99)) / \(value(d.max))")
                 + (d.count == 0 ? "" : "  (n=\(d.count))") + "\n"
         }
         for name in ["dropped", "skipped", "failed"] {
@@ -94,12 +96,7 @@ enum TextReport {
         line("server time (Timing.total)", report.serverTime)
         line("recognize (Timing.recognize)", report.serverRecognize)
         line("send lag (harness)", report.sendLag)
-        let r = report.latencyInRecognitions
-        if r.count > 0, let p50 = r.p50, let p90 = r.p90, let p99 = r.p99, let max = r.max {
-            out +=
-                "  " + pad("latency in recognitions", 30)
-                + "\(fixed(p50, 2)) / \(fixed(p90, 2)) / \(fixed(p99, 2)) / \(fixed(max, 2))  (n=\(r.count))\n"
-        }
+        line("latency in recognitions", report.latencyInRecognitions, unitless: true)
 
         out += "\nFairness (recognized frames per session):\n"
         let f = report.fairness
