@@ -1,4 +1,5 @@
 internal import CLeptonica
+internal import COpenMPRegions
 internal import CTesseract
 internal import CWordImages
 internal import Glibc
@@ -91,6 +92,12 @@ public final class TesseractEngine: Recognizer {
     /// images"). Without it Tesseract reads the same text, more slowly (the figures are there).
     public static let wordImagesUncompressed = legible_word_images_uncompressed() != 0
 
+    /// Whether Tesseract's OpenMP parallel regions run inline on the engine's thread, without
+    /// libgomp's team barrier and its futex call per region (Sources/COpenMPRegions interposes
+    /// GOMP_parallel; docs/library-facts.md, "OpenMP regions"): true with one OpenMP thread
+    /// (`OMP_THREAD_LIMIT=1`) unless `LEGIBLE_OPENMP_REGIONS=libgomp`.
+    public static let openMPRegionsInline = legible_openmp_regions_inline() != 0
+
     /// Loads `key`'s models from `tessdata`.
     ///
     /// - Throws: `.failedPrecondition` when a model file is missing (naming the Debian package
@@ -106,6 +113,7 @@ public final class TesseractEngine: Recognizer {
                     + "\(ModelCatalog.debianPackage(for: name)) (or pass --tessdata with the folder that holds it)")
         }
         _ = Self.wordImagesUncompressed
+        _ = Self.openMPRegionsInline
         guard let api = TessBaseAPICreate() else {
             throw LegibleError(.internal, "TessBaseAPICreate failed")
         }

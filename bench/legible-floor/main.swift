@@ -311,5 +311,5 @@ write(
             ? ""
             : "\"detect_median_ms\":\(decimal(detectTimes.sorted()[detectTimes.count / 2])),")
         + (captureMicros.map { "\"capture_us\":\(decimal($0)),\"captures_found\":\(capturesFound)," } ?? "")
-        + "\"word_images_uncompressed\":\(TesseractEngine.wordImagesUncompressed),\"text_chars\":\(text.count),\"rss_kb\":\(residentKilobytes()),\"rss_before_engine_kb\":\(residentBeforeEngine)}\n"
+        + "\"word_images_uncompressed\":\(TesseractEngine.wordImagesUncompressed),\"openmp_regions_inline\":\(TesseractEngine.openMPRegionsInline),\"text_chars\":\(text.count),\"rss_kb\":\(residentKilobytes()),\"rss_before_engine_kb\":\(residentBeforeEngine)}\n"
 )
