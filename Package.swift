@@ -38,16 +38,18 @@ let package = Package(
         // Leptonica's pixWriteMem interposed: Tesseract's in-memory word images as Leptonica's
         // spix, not PNG (no zlib per word); see Sources/CWordImages/word_images.c.
         .target(name: "CWordImages", linkerSettings: [.linkedLibrary("lept"), .linkedLibrary("dl")]),
-        // libgomp's GOMP_parallel interposed: with one OpenMP thread, Tesseract's ~10,000
-        // parallel regions per frame run inline, without a futex call each; see
-        // Sources/COpenMPRegions/openmp_regions.c.
+        // libgomp's GOMP_parallel and GOMP_parallel_sections interposed: with one OpenMP thread,
+        // Tesseract's ~10,000 parallel regions per frame run inline, without a futex call each;
+        // see Sources/COpenMPRegions/openmp_regions.c. libtesseract asks for the symbols at
+        // version GOMP_4.0, so the linker exports the program's own definitions only when told.
         .target(
             name: "COpenMPRegions",
-            // libtesseract asks for GOMP_parallel@GOMP_4.0; the linker exports a program's own
-            // unversioned definition only when told to.
-            linkerSettings: [.linkedLibrary("dl"), .unsafeFlags(
+            linkerSettings: [
+                .linkedLibrary("dl"),
+                .unsafeFlags(
                     ["GOMP_parallel", "GOMP_parallel_sections", "GOMP_sections_next", "GOMP_sections_end_nowait"]
-                        .flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] })]),
+                        .flatMap { ["-Xlinker", "--export-dynamic-symbol=\($0)"] }),
+            ]),
         // libpng's png_create_read_struct interposed: a damaged PNG's message goes to the client's
         // error, not as a raw line to stderr; see Sources/CPNGMessages/png_messages.c.
         .target(name: "CPNGMessages", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("dl")]),

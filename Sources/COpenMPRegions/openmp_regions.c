@@ -1,20 +1,20 @@
-// Tesseract's LSTM opens an OpenMP parallel region on every time step
-// (`#pragma omp parallel for num_threads(...)` in LSTM::Forward): about 10,000 regions for one
-// 1280x720 frame. Legible gives each engine one OpenMP thread (OMP_THREAD_LIMIT=1), so each
-// region is a team of one, yet libgomp still ends every region at a barrier whose last thread
-// wakes the others with a futex system call: ~10,000 futex(FUTEX_WAKE) calls per frame with
-// nobody to wake (strace -c of legible-floor), 3-4 % of a frame's CPU in the kernel and 1.7 %
-// in libgomp (perf, docs/library-facts.md "OpenMP regions").
+// Tesseract's LSTM opens an OpenMP parallel region on every time step (`LSTM::Forward` calls
+// GOMP_parallel_sections; other loops call GOMP_parallel): about 10,000 regions for one 1280x720
+// frame. Legible gives each engine one OpenMP thread (OMP_THREAD_LIMIT=1), so each region is a
+// team of one, yet libgomp still ends every region at a barrier whose last thread wakes the
+// others with a futex system call: ~10,700 futex(FUTEX_WAKE) calls per frame with nobody to
+// wake, 3.3 % of an engine's CPU in the kernel and 1.6 % in libgomp (docs/library-facts.md,
+// "Tesseract: OpenMP regions").
 //
-// This definition of libgomp's GOMP_parallel, linked into the program, interposes the shared
-// library's (the dynamic linker binds libtesseract's call to the first definition in the
+// These definitions of libgomp's entry points, linked into the program, interpose the shared
+// library's (the dynamic linker binds libtesseract's calls to the first definition in the
 // program's lookup scope, as for Sources/CWordImages). When OpenMP may use only one thread, a
 // region is what libgomp makes of it, a team of one running the region's body once on the
 // calling thread, without the team and its barrier: omp_get_num_threads() is 1 and
 // omp_get_thread_num() 0 inside (no team, as libgomp answers outside any region), so a
-// `parallel for` runs every iteration, in order. With more threads allowed, or
-// LEGIBLE_OPENMP_REGIONS=libgomp in the environment (to measure the difference), every region
-// goes to libgomp's own GOMP_parallel.
+// `parallel for` runs every iteration and `parallel sections` every section, in order. With
+// more threads allowed, or LEGIBLE_OPENMP_REGIONS=libgomp in the environment (to measure the
+// difference), every call goes to libgomp.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -40,29 +40,8 @@ static int decide(void) {
     return value;
 }
 
-void GOMP_parallel(RegionBody body, void *data, unsigned num_threads, unsigned flags) {
-    if (decide()) {
-        body(data);
-        return;
-    }
-    static Parallel libgomp = NULL;
-    Parallel next = __atomic_load_n(&libgomp, __ATOMIC_ACQUIRE);
-    if (next == NULL) {
-        next = (Parallel)dlsym(RTLD_NEXT, "GOMP_parallel");
-        if (next == NULL) {
-            body(data);  // no libgomp behind us: one thread is all there is
-            return;
-        }
-        __atomic_store_n(&libgomp, next, __ATOMIC_RELEASE);
-    }
-    next(body, data, num_threads, flags);
-}
-
-typedef void (*ParallelSections)(RegionBody, void *, unsigned, unsigned, unsigned);
-typedef unsigned (*SectionsNext)(void);
-typedef void (*SectionsEnd)(void);
-
-/// The next function of that name after this program's (libgomp's), looked up once.
+/// The next function of that name after this program's (libgomp's), looked up once; NULL when
+/// no library defines it.
 static void *libgomp_function(void **cache, const char *name) {
     void *function = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
     if (function == NULL) {
@@ -71,6 +50,20 @@ static void *libgomp_function(void **cache, const char *name) {
     }
     return function;
 }
+
+void GOMP_parallel(RegionBody body, void *data, unsigned num_threads, unsigned flags) {
+    static void *libgomp = NULL;
+    Parallel next = decide() ? NULL : (Parallel)libgomp_function(&libgomp, "GOMP_parallel");
+    if (next == NULL) {
+        body(data);
+        return;
+    }
+    next(body, data, num_threads, flags);
+}
+
+typedef void (*ParallelSections)(RegionBody, void *, unsigned, unsigned, unsigned);
+typedef unsigned (*SectionsNext)(void);
+typedef void (*SectionsEnd)(void);
 
 /// The sections of the `parallel sections` region this thread runs inline: handed out by
 /// GOMP_sections_next from 1 to `count`, then 0. Nested regions save and restore it.
@@ -83,7 +76,10 @@ static __thread struct {
 // `#pragma omp parallel sections` (LSTM::Forward's gates, one region per time step): the
 // region's body asks GOMP_sections_next for section numbers until it answers 0.
 void GOMP_parallel_sections(RegionBody body, void *data, unsigned num_threads, unsigned count, unsigned flags) {
-    if (decide()) {
+    static void *libgomp = NULL;
+    ParallelSections next =
+        decide() ? NULL : (ParallelSections)libgomp_function(&libgomp, "GOMP_parallel_sections");
+    if (next == NULL) {
         __typeof__(inline_sections) outer = inline_sections;
         inline_sections.active = 1;
         inline_sections.next = 1;
@@ -92,8 +88,6 @@ void GOMP_parallel_sections(RegionBody body, void *data, unsigned num_threads, u
         inline_sections = outer;
         return;
     }
-    static void *libgomp = NULL;
-    ParallelSections next = (ParallelSections)libgomp_function(&libgomp, "GOMP_parallel_sections");
     next(body, data, num_threads, count, flags);
 }
 
