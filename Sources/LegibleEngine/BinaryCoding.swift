@@ -89,10 +89,13 @@ struct BinaryMessageEncoder {
 
 /// The bytes of one message being written, and the slots still open in it (a slot's length is
 /// written when it closes).
+///
+/// Its state is unchecked for exclusive access: one coder on one thread touches it, in calls
+/// that never overlap, and the run-time checks were a tenth of a frame answer's encoding.
 final class BinaryWriter {
-    private(set) var bytes: [UInt8] = []
+    @exclusivity(unchecked) private(set) var bytes: [UInt8] = []
     let userInfo: [CodingUserInfoKey: Any]
-    private var openSlots: [(lengthAt: Int, id: Int, isNil: Bool)] = []
+    @exclusivity(unchecked) private var openSlots: [(lengthAt: Int, id: Int, isNil: Bool)] = []
     private var lastID = 0
 
     init(userInfo: [CodingUserInfoKey: any Sendable]) {
@@ -103,16 +106,23 @@ final class BinaryWriter {
     /// Writes `value`'s slot at the end of the message.
     func write<Value: Encodable>(_ value: Value, codingPath: [any CodingKey]) throws {
         if let primitive = value as? any BinaryPrimitive {
-            let lengthAt = bytes.count
-            appendFixedWidth(UInt32.zero)
-            primitive.append(to: &bytes)
-            store(UInt32(bytes.count - lengthAt - 4), at: lengthAt)
+            writePrimitive(primitive)
             return
         }
         let depth = openSlots.count
         let id = openSlot()
         try value.encode(to: BinaryValueEncoder(writer: self, depth: depth + 1, slot: id, codingPath: codingPath))
         close(downTo: depth)
+    }
+
+    /// Writes a primitive's slot at the end of the message. Generic, so each type's call is
+    /// specialized: no existential and no dynamic cast, which the containers' overloads for
+    /// the standard types rely on (most of a frame's answer is numbers and short strings).
+    func writePrimitive<Primitive: BinaryPrimitive>(_ primitive: Primitive) {
+        let lengthAt = bytes.count
+        appendFixedWidth(UInt32.zero)
+        primitive.append(to: &bytes)
+        store(UInt32(bytes.count - lengthAt - 4), at: lengthAt)
     }
 
     /// Opens a slot whose length is written when it closes; returns its identity.
@@ -226,6 +236,28 @@ private struct BinaryKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtoco
         try writer.write(value, codingPath: codingPath + [key])
     }
 
+    // The standard types, which synthesized `Codable` asks for by name: written without the
+    // generic path's dynamic cast and coding path (a frame's answer has thousands of them).
+    private mutating func primitive<Primitive: BinaryPrimitive>(_ value: Primitive, forKey key: Key) {
+        writer.prepare(depth: depth, slot: slot)
+        writer.appendKey(key)
+        writer.writePrimitive(value)
+    }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { primitive(value, forKey: key) }
+    mutating func encode(_ value: String, forKey key: Key) throws { primitive(value, forKey: key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { primitive(value, forKey: key) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { primitive(value, forKey: key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { primitive(value, forKey: key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { primitive(value, forKey: key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { primitive(value, forKey: key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { primitive(value, forKey: key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { primitive(value, forKey: key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { primitive(value, forKey: key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { primitive(value, forKey: key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { primitive(value, forKey: key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { primitive(value, forKey: key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { primitive(value, forKey: key) }
+
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
         -> KeyedEncodingContainer<NestedKey>
     {
@@ -279,6 +311,25 @@ private struct BinaryUnkeyedEncoder: UnkeyedEncodingContainer {
         next()
         try writer.write(value, codingPath: codingPath + [BinaryIndexKey.index(count - 1)])
     }
+
+    private mutating func primitive<Primitive: BinaryPrimitive>(_ value: Primitive) {
+        next()
+        writer.writePrimitive(value)
+    }
+    mutating func encode(_ value: Bool) throws { primitive(value) }
+    mutating func encode(_ value: String) throws { primitive(value) }
+    mutating func encode(_ value: Double) throws { primitive(value) }
+    mutating func encode(_ value: Float) throws { primitive(value) }
+    mutating func encode(_ value: Int) throws { primitive(value) }
+    mutating func encode(_ value: Int8) throws { primitive(value) }
+    mutating func encode(_ value: Int16) throws { primitive(value) }
+    mutating func encode(_ value: Int32) throws { primitive(value) }
+    mutating func encode(_ value: Int64) throws { primitive(value) }
+    mutating func encode(_ value: UInt) throws { primitive(value) }
+    mutating func encode(_ value: UInt8) throws { primitive(value) }
+    mutating func encode(_ value: UInt16) throws { primitive(value) }
+    mutating func encode(_ value: UInt32) throws { primitive(value) }
+    mutating func encode(_ value: UInt64) throws { primitive(value) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
         -> KeyedEncodingContainer<NestedKey>
@@ -363,6 +414,22 @@ final class BinaryReader {
         return try Value(from: BinaryValueDecoder(reader: self, slot: slot, codingPath: codingPath))
     }
 
+    /// A primitive from its slot, specialized per type; `codingPath` is asked for only when
+    /// the bytes are not one.
+    func readPrimitive<Primitive: BinaryPrimitive>(
+        _ type: Primitive.Type, from slot: BinarySlot, codingPath: () -> [any CodingKey]
+    ) throws -> Primitive {
+        guard !slot.isNil else {
+            throw DecodingError.valueNotFound(
+                type, .init(codingPath: codingPath(), debugDescription: "nil where a value was expected"))
+        }
+        guard let value = Primitive.read(bytes[slot.range]) else {
+            throw DecodingError.typeMismatch(
+                type, .init(codingPath: codingPath(), debugDescription: "\(slot.range.count) bytes are not one"))
+        }
+        return value
+    }
+
     /// The slot at `offset`, and where the next begins.
     func slot(at offset: Int, limit: Int, codingPath: [any CodingKey]) throws -> (BinarySlot, next: Int) {
         let length = try number(at: offset, limit: limit, codingPath: codingPath)
@@ -417,10 +484,15 @@ extension BinaryValueDecoder: SingleValueDecodingContainer {
     }
 }
 
-private struct BinaryKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
+/// A class, so that a lookup can start where the last one matched: synthesized `Decodable`
+/// asks for the keys in the order synthesized `Encodable` wrote them.
+private final class BinaryKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let reader: BinaryReader
     let codingPath: [any CodingKey]
     private let entries: [(key: Range<Int>, value: BinarySlot)]
+    /// The entry after the last one found: where the next lookup starts (unchecked for
+    /// exclusive access, as `BinaryWriter`'s state).
+    @exclusivity(unchecked) private var next = 0
 
     init(reader: BinaryReader, slot: BinarySlot, codingPath: [any CodingKey]) throws {
         (self.reader, self.codingPath) = (reader, codingPath)
@@ -444,8 +516,17 @@ private struct BinaryKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtoco
 
     private func slot(_ key: Key) -> BinarySlot? {
         var name = key.stringValue
+        let count = entries.count
+        guard count > 0 else { return nil }
         return name.withUTF8 { name in
-            entries.first { reader.bytes[$0.key].elementsEqual(name) }?.value
+            for step in 0..<count {
+                let index = (next + step) % count
+                if reader.bytes[entries[index].key].elementsEqual(name) {
+                    next = index + 1
+                    return entries[index].value
+                }
+            }
+            return nil
         }
     }
 
@@ -468,6 +549,72 @@ private struct BinaryKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtoco
     func decodeIfPresent<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value? {
         guard let slot = slot(key), !slot.isNil else { return nil }
         return try reader.read(type, from: slot, codingPath: codingPath + [key])
+    }
+
+    // The standard types by name (see the keyed encoder): one lookup, no dynamic cast, and a
+    // coding path only for an error.
+    private func primitive<Primitive: BinaryPrimitive>(_ type: Primitive.Type, forKey key: Key) throws -> Primitive {
+        try reader.readPrimitive(type, from: try existingSlot(key)) { codingPath + [key] }
+    }
+    private func primitiveIfPresent<Primitive: BinaryPrimitive>(_ type: Primitive.Type, forKey key: Key) throws
+        -> Primitive?
+    {
+        guard let slot = slot(key), !slot.isNil else { return nil }
+        return try reader.readPrimitive(type, from: slot) { codingPath + [key] }
+    }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try primitive(type, forKey: key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try primitive(type, forKey: key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try primitive(type, forKey: key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try primitive(type, forKey: key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try primitive(type, forKey: key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try primitive(type, forKey: key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try primitive(type, forKey: key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try primitive(type, forKey: key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try primitive(type, forKey: key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try primitive(type, forKey: key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try primitive(type, forKey: key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try primitive(type, forKey: key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try primitive(type, forKey: key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try primitive(type, forKey: key) }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try primitiveIfPresent(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try primitiveIfPresent(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try primitiveIfPresent(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        try primitiveIfPresent(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try primitiveIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
+        try primitiveIfPresent(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
+        try primitiveIfPresent(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        try primitiveIfPresent(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        try primitiveIfPresent(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
+        try primitiveIfPresent(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
+        try primitiveIfPresent(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
+        try primitiveIfPresent(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
+        try primitiveIfPresent(type, forKey: key)
+    }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+        try primitiveIfPresent(type, forKey: key)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
@@ -535,6 +682,27 @@ private struct BinaryUnkeyedDecoder: UnkeyedDecodingContainer {
         (offset, currentIndex) = (next, currentIndex + 1)
         return value
     }
+
+    private mutating func primitive<Primitive: BinaryPrimitive>(_ type: Primitive.Type) throws -> Primitive {
+        let (slot, next) = try peek(type)
+        let value = try reader.readPrimitive(type, from: slot) { elementPath }
+        (offset, currentIndex) = (next, currentIndex + 1)
+        return value
+    }
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try primitive(type) }
+    mutating func decode(_ type: String.Type) throws -> String { try primitive(type) }
+    mutating func decode(_ type: Double.Type) throws -> Double { try primitive(type) }
+    mutating func decode(_ type: Float.Type) throws -> Float { try primitive(type) }
+    mutating func decode(_ type: Int.Type) throws -> Int { try primitive(type) }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try primitive(type) }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try primitive(type) }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try primitive(type) }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try primitive(type) }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try primitive(type) }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try primitive(type) }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try primitive(type) }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try primitive(type) }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try primitive(type) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
         -> KeyedDecodingContainer<NestedKey>

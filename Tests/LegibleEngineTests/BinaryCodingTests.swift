@@ -44,6 +44,78 @@ struct BinaryCodingTests {
         var optionalShape: Shape? = .polygon([], label: "empty")
     }
 
+    /// Every standard type synthesized `Codable` asks the containers for by name (each has its
+    /// own fast path): as a field, as an optional field present and absent, and in a list.
+    struct EveryWidth: Codable, Equatable {
+        var bool = true
+        var string = "ü"
+        var double = -1.5
+        var float: Float = 3.25
+        var int = -7
+        var int8: Int8 = .min
+        var int16: Int16 = .min
+        var int32: Int32 = .min
+        var int64: Int64 = .min
+        var uint: UInt = .max
+        var uint8: UInt8 = .max
+        var uint16: UInt16 = .max
+        var uint32: UInt32 = .max
+        var uint64: UInt64 = .max
+        var someBool: Bool? = false
+        var someString: String? = ""
+        var someDouble: Double? = 0
+        var someFloat: Float? = -0.0
+        var someInt: Int? = 1
+        var someInt8: Int8? = 2
+        var someInt16: Int16? = 3
+        var someInt32: Int32? = 4
+        var someInt64: Int64? = 5
+        var someUInt: UInt? = 6
+        var someUInt8: UInt8? = 7
+        var someUInt16: UInt16? = 8
+        var someUInt32: UInt32? = 9
+        var someUInt64: UInt64? = 10
+        var noBool: Bool? = nil
+        var noString: String? = nil
+        var noFloat: Float? = nil
+        var noInt32: Int32? = nil
+        var noUInt64: UInt64? = nil
+        var bools = [true, false]
+        var strings = ["a", "", "港"]
+        var doubles = [1.0, -2.0]
+        var floats: [Float] = [1, -2]
+        var ints = [Int.min, 0, .max]
+        var int8s: [Int8] = [.min, .max]
+        var int16s: [Int16] = [.min, .max]
+        var int32s: [Int32] = [.min, .max]
+        var int64s: [Int64] = [.min, .max]
+        var uints: [UInt] = [0, .max]
+        var uint16s: [UInt16] = [0, .max]
+        var uint32s: [UInt32] = [0, .max]
+        var uint64s: [UInt64] = [0, .max]
+    }
+
+    /// Written in one order, asked for in another: a keyed container finds a key wherever it is.
+    struct AskedOutOfOrder: Codable, Equatable {
+        var first: Int32
+        var second: String
+        var third: Float?
+
+        enum CodingKeys: String, CodingKey { case first, second, third }
+
+        init(first: Int32, second: String, third: Float?) {
+            (self.first, self.second, self.third) = (first, second, third)
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            third = try container.decodeIfPresent(Float.self, forKey: .third)
+            second = try container.decode(String.self, forKey: .second)
+            first = try container.decode(Int32.self, forKey: .first)
+            #expect(container.contains(.first) && container.contains(.third) == (third != nil))
+        }
+    }
+
     static func roundTrip<Value: Codable>(_ value: Value) throws -> Value {
         let bytes = try BinaryMessageEncoder().encode(value)
         return try BinaryMessageDecoder().decode(Value.self, from: bytes[...])
@@ -56,6 +128,14 @@ struct BinaryCodingTests {
         #expect(try Self.roundTrip(String?.none) == nil)
         #expect(try Self.roundTrip([Int]()) == [])
         #expect(try Self.roundTrip(Level.low) == .low)
+    }
+
+    @Test func everyStandardTypeComesBackByItsOwnPath() throws {
+        #expect(try Self.roundTrip(EveryWidth()) == EveryWidth())
+        let value = AskedOutOfOrder(first: -3, second: "two", third: 1.5)
+        #expect(try Self.roundTrip(value) == value)
+        let withoutThird = AskedOutOfOrder(first: 9, second: "", third: nil)
+        #expect(try Self.roundTrip(withoutThird) == withoutThird)
     }
 
     @Test func floatsKeepTheirBitsNaNAndInfinitiesIncluded() throws {
