@@ -17,6 +17,34 @@ enum BinaryCoding {
     static let nilLength = UInt32.max
 }
 
+/// A value's coding path as a chain of keys: a nested value's is its container's and one more
+/// key, one small object, where an array would copy every key above it. Made into the array
+/// `Encoder`/`Decoder` promise only when something asks for it (an error, mostly); primitive
+/// fields get none at all.
+final class BinaryCodingPath {
+    let parent: BinaryCodingPath?
+    let key: (any CodingKey)?
+
+    /// A message's top value's (one per message: a shared one would have to be `Sendable`).
+    static var root: BinaryCodingPath { BinaryCodingPath(parent: nil, key: nil) }
+
+    private init(parent: BinaryCodingPath?, key: (any CodingKey)?) {
+        (self.parent, self.key) = (parent, key)
+    }
+
+    func appending(_ key: any CodingKey) -> BinaryCodingPath { BinaryCodingPath(parent: self, key: key) }
+
+    var keys: [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var node: BinaryCodingPath? = self
+        while let current = node, let key = current.key {
+            keys.append(key)
+            node = current.parent
+        }
+        return keys.reversed()
+    }
+}
+
 // MARK: - Values written as their bytes
 
 /// A value written as its own bytes in its slot, not as a container.
@@ -81,7 +109,7 @@ struct BinaryMessageEncoder {
 
     func encode<Value: Encodable>(_ value: Value) throws -> [UInt8] {
         let writer = BinaryWriter(userInfo: userInfo)
-        try writer.write(value, codingPath: [])
+        try writer.write(value, path: .root)
         writer.close(downTo: 0)
         return writer.bytes
     }
@@ -96,7 +124,7 @@ final class BinaryWriter {
     @exclusivity(unchecked) private(set) var bytes: [UInt8] = []
     let userInfo: [CodingUserInfoKey: Any]
     @exclusivity(unchecked) private var openSlots: [(lengthAt: Int, id: Int, isNil: Bool)] = []
-    private var lastID = 0
+    @exclusivity(unchecked) private var lastID = 0
 
     init(userInfo: [CodingUserInfoKey: any Sendable]) {
         self.userInfo = userInfo
@@ -104,14 +132,14 @@ final class BinaryWriter {
     }
 
     /// Writes `value`'s slot at the end of the message.
-    func write<Value: Encodable>(_ value: Value, codingPath: [any CodingKey]) throws {
+    func write<Value: Encodable>(_ value: Value, path: BinaryCodingPath) throws {
         if let primitive = value as? any BinaryPrimitive {
             writePrimitive(primitive)
             return
         }
         let depth = openSlots.count
         let id = openSlot()
-        try value.encode(to: BinaryValueEncoder(writer: self, depth: depth + 1, slot: id, codingPath: codingPath))
+        try value.encode(to: BinaryValueEncoder(writer: self, depth: depth + 1, slot: id, path: path))
         close(downTo: depth)
     }
 
@@ -187,18 +215,19 @@ private struct BinaryValueEncoder: Encoder {
     /// How many slots are open while this value's is the innermost (its own included).
     let depth: Int
     let slot: Int
-    let codingPath: [any CodingKey]
+    let path: BinaryCodingPath
+    var codingPath: [any CodingKey] { path.keys }
     var userInfo: [CodingUserInfoKey: Any] { writer.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         writer.prepare(depth: depth, slot: slot)
         return KeyedEncodingContainer(
-            BinaryKeyedEncoder<Key>(writer: writer, depth: depth, slot: slot, codingPath: codingPath))
+            BinaryKeyedEncoder<Key>(writer: writer, depth: depth, slot: slot, path: path))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         writer.prepare(depth: depth, slot: slot)
-        return BinaryUnkeyedEncoder(writer: writer, depth: depth, slot: slot, codingPath: codingPath)
+        return BinaryUnkeyedEncoder(writer: writer, depth: depth, slot: slot, path: path)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer { self }
@@ -222,7 +251,8 @@ private struct BinaryKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtoco
     let writer: BinaryWriter
     let depth: Int
     let slot: Int
-    let codingPath: [any CodingKey]
+    let path: BinaryCodingPath
+    var codingPath: [any CodingKey] { path.keys }
 
     mutating func encodeNil(forKey key: Key) throws {
         writer.prepare(depth: depth, slot: slot)
@@ -233,7 +263,7 @@ private struct BinaryKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtoco
     mutating func encode<Value: Encodable>(_ value: Value, forKey key: Key) throws {
         writer.prepare(depth: depth, slot: slot)
         writer.appendKey(key)
-        try writer.write(value, codingPath: codingPath + [key])
+        try writer.write(value, path: path.appending(key))
     }
 
     // The standard types, which synthesized `Codable` asks for by name: written without the
@@ -277,7 +307,7 @@ private struct BinaryKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtoco
         writer.prepare(depth: depth, slot: slot)
         writer.appendKey(key)
         let id = writer.openSlot()
-        return BinaryValueEncoder(writer: writer, depth: depth + 1, slot: id, codingPath: codingPath + [key])
+        return BinaryValueEncoder(writer: writer, depth: depth + 1, slot: id, path: path.appending(key))
     }
 }
 
@@ -285,12 +315,13 @@ private struct BinaryUnkeyedEncoder: UnkeyedEncodingContainer {
     let writer: BinaryWriter
     let depth: Int
     let slot: Int
-    let codingPath: [any CodingKey]
+    let path: BinaryCodingPath
+    var codingPath: [any CodingKey] { path.keys }
     private(set) var count = 0
     private let countAt: Int
 
-    init(writer: BinaryWriter, depth: Int, slot: Int, codingPath: [any CodingKey]) {
-        (self.writer, self.depth, self.slot, self.codingPath) = (writer, depth, slot, codingPath)
+    init(writer: BinaryWriter, depth: Int, slot: Int, path: BinaryCodingPath) {
+        (self.writer, self.depth, self.slot, self.path) = (writer, depth, slot, path)
         countAt = writer.bytes.count
         writer.appendFixedWidth(UInt32.zero)
     }
@@ -309,7 +340,7 @@ private struct BinaryUnkeyedEncoder: UnkeyedEncodingContainer {
 
     mutating func encode<Value: Encodable>(_ value: Value) throws {
         next()
-        try writer.write(value, codingPath: codingPath + [BinaryIndexKey.index(count - 1)])
+        try writer.write(value, path: path.appending(BinaryIndexKey.index(count - 1)))
     }
 
     private mutating func primitive<Primitive: BinaryPrimitive>(_ value: Primitive) {
@@ -345,7 +376,7 @@ private struct BinaryUnkeyedEncoder: UnkeyedEncodingContainer {
         next()
         let id = writer.openSlot()
         return BinaryValueEncoder(
-            writer: writer, depth: depth + 1, slot: id, codingPath: codingPath + [BinaryIndexKey.index(count - 1)])
+            writer: writer, depth: depth + 1, slot: id, path: path.appending(BinaryIndexKey.index(count - 1)))
     }
 }
 
@@ -377,9 +408,10 @@ struct BinaryMessageDecoder {
 
     func decode<Value: Decodable>(_ type: Value.Type, from bytes: ArraySlice<UInt8>) throws -> Value {
         let reader = BinaryReader(bytes: bytes, userInfo: userInfo)
-        let (slot, end) = try reader.slot(at: bytes.startIndex, limit: bytes.endIndex, codingPath: [])
-        guard end == bytes.endIndex else { throw reader.corrupted([], "bytes after the message's value") }
-        return try reader.read(type, from: slot, codingPath: [])
+        let root = BinaryCodingPath.root
+        let (slot, end) = try reader.slot(at: bytes.startIndex, limit: bytes.endIndex, path: root)
+        guard end == bytes.endIndex else { throw reader.corrupted(root, "bytes after the message's value") }
+        return try reader.read(type, from: slot, path: root)
     }
 }
 
@@ -397,21 +429,11 @@ final class BinaryReader {
         (self.bytes, self.userInfo) = (bytes, userInfo)
     }
 
-    func read<Value: Decodable>(_ type: Value.Type, from slot: BinarySlot, codingPath: [any CodingKey]) throws
-        -> Value
-    {
+    func read<Value: Decodable>(_ type: Value.Type, from slot: BinarySlot, path: BinaryCodingPath) throws -> Value {
         if let primitive = type as? any BinaryPrimitive.Type {
-            guard !slot.isNil else {
-                throw DecodingError.valueNotFound(
-                    type, .init(codingPath: codingPath, debugDescription: "nil where a value was expected"))
-            }
-            guard let value = primitive.read(bytes[slot.range]) else {
-                throw DecodingError.typeMismatch(
-                    type, .init(codingPath: codingPath, debugDescription: "\(slot.range.count) bytes are not one"))
-            }
-            return value as! Value
+            return try readPrimitive(primitive, from: slot) { path.keys } as! Value
         }
-        return try Value(from: BinaryValueDecoder(reader: self, slot: slot, codingPath: codingPath))
+        return try Value(from: BinaryValueDecoder(reader: self, slot: slot, path: path))
     }
 
     /// A primitive from its slot, specialized per type; `codingPath` is asked for only when
@@ -430,39 +452,40 @@ final class BinaryReader {
         return value
     }
 
-    /// The slot at `offset`, and where the next begins.
-    func slot(at offset: Int, limit: Int, codingPath: [any CodingKey]) throws -> (BinarySlot, next: Int) {
-        let length = try number(at: offset, limit: limit, codingPath: codingPath)
+    /// The slot at `offset`, and where the next begins; `path` is the container's, for an error.
+    func slot(at offset: Int, limit: Int, path: BinaryCodingPath) throws -> (BinarySlot, next: Int) {
+        let length = try number(at: offset, limit: limit, path: path)
         let start = offset + 4
         if length == BinaryCoding.nilLength { return (BinarySlot(range: start..<start, isNil: true), start) }
-        guard Int(length) <= limit - start else { throw corrupted(codingPath, "a value longer than its container") }
+        guard Int(length) <= limit - start else { throw corrupted(path, "a value longer than its container") }
         return (BinarySlot(range: start..<start + Int(length), isNil: false), start + Int(length))
     }
 
-    func number(at offset: Int, limit: Int, codingPath: [any CodingKey]) throws -> UInt32 {
-        guard offset + 4 <= limit else { throw corrupted(codingPath, "a message cut short") }
+    func number(at offset: Int, limit: Int, path: BinaryCodingPath) throws -> UInt32 {
+        guard offset + 4 <= limit else { throw corrupted(path, "a message cut short") }
         return UInt32.read(bytes[offset..<offset + 4])!
     }
 
-    func corrupted(_ codingPath: [any CodingKey], _ description: String) -> DecodingError {
-        DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: description))
+    func corrupted(_ path: BinaryCodingPath, _ description: String) -> DecodingError {
+        DecodingError.dataCorrupted(.init(codingPath: path.keys, debugDescription: description))
     }
 }
 
 private struct BinaryValueDecoder: Decoder {
     let reader: BinaryReader
     let slot: BinarySlot
-    let codingPath: [any CodingKey]
+    let path: BinaryCodingPath
+    var codingPath: [any CodingKey] { path.keys }
     var userInfo: [CodingUserInfoKey: Any] { reader.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         try requireValue(KeyedDecodingContainer<Key>.self)
-        return KeyedDecodingContainer(try BinaryKeyedDecoder<Key>(reader: reader, slot: slot, codingPath: codingPath))
+        return KeyedDecodingContainer(try BinaryKeyedDecoder<Key>(reader: reader, slot: slot, path: path))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         try requireValue((any UnkeyedDecodingContainer).self)
-        return try BinaryUnkeyedDecoder(reader: reader, slot: slot, codingPath: codingPath)
+        return try BinaryUnkeyedDecoder(reader: reader, slot: slot, path: path)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
@@ -479,54 +502,84 @@ extension BinaryValueDecoder: SingleValueDecodingContainer {
     func decodeNil() -> Bool { slot.isNil }
 
     func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
-        if type is any BinaryPrimitive.Type { return try reader.read(type, from: slot, codingPath: codingPath) }
+        if type is any BinaryPrimitive.Type { return try reader.read(type, from: slot, path: path) }
         return try Value(from: self)
     }
 }
 
-/// A class, so that a lookup can start where the last one matched: synthesized `Decodable`
-/// asks for the keys in the order synthesized `Encodable` wrote them.
+/// A keyed container read in place: its entries are checked once when it opens and looked up
+/// in its bytes, from the one after the last found (synthesized `Decodable` asks for the keys in
+/// the order synthesized `Encodable` wrote them), so a lookup is one comparison most of the
+/// time and the container keeps no list of its entries. A class, for that cursor.
 private final class BinaryKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let reader: BinaryReader
-    let codingPath: [any CodingKey]
-    private let entries: [(key: Range<Int>, value: BinarySlot)]
-    /// The entry after the last one found: where the next lookup starts (unchecked for
-    /// exclusive access, as `BinaryWriter`'s state).
-    @exclusivity(unchecked) private var next = 0
+    let path: BinaryCodingPath
+    var codingPath: [any CodingKey] { path.keys }
+    private let range: Range<Int>
+    /// Where the next lookup starts: the entry after the last one found (unchecked for exclusive
+    /// access, as `BinaryWriter`'s state).
+    @exclusivity(unchecked) private var cursor: Int
 
-    init(reader: BinaryReader, slot: BinarySlot, codingPath: [any CodingKey]) throws {
-        (self.reader, self.codingPath) = (reader, codingPath)
-        var entries: [(key: Range<Int>, value: BinarySlot)] = []
-        var offset = slot.range.lowerBound
-        let limit = slot.range.upperBound
-        while offset < limit {
-            let keyLength = Int(reader.bytes[offset])
-            let key = offset + 1..<offset + 1 + keyLength
-            guard key.upperBound <= limit else { throw reader.corrupted(codingPath, "a key longer than its container") }
-            let (value, next) = try reader.slot(at: key.upperBound, limit: limit, codingPath: codingPath)
-            entries.append((key, value))
-            offset = next
+    /// One entry: its key's bytes, its value's slot, and where the next entry begins.
+    private typealias Entry = (key: Range<Int>, value: BinarySlot, next: Int)
+
+    init(reader: BinaryReader, slot: BinarySlot, path: BinaryCodingPath) throws {
+        (self.reader, self.path, self.range, self.cursor) = (reader, path, slot.range, slot.range.lowerBound)
+        var offset = range.lowerBound
+        while offset < range.upperBound { offset = try entry(at: offset).next }
+    }
+
+    private func entry(at offset: Int) throws -> Entry {
+        let keyLength = Int(reader.bytes[offset])
+        let key = offset + 1..<offset + 1 + keyLength
+        guard key.upperBound <= range.upperBound else {
+            throw reader.corrupted(path, "a key longer than its container")
         }
-        self.entries = entries
+        let (value, next) = try reader.slot(at: key.upperBound, limit: range.upperBound, path: path)
+        return (key, value, next)
+    }
+
+    /// The entry at `offset`, which `init` checked: its parts without the checks.
+    private func checkedEntry(at offset: Int) -> Entry {
+        let keyEnd = offset + 1 + Int(reader.bytes[offset])
+        let length = UInt32.read(reader.bytes[keyEnd..<keyEnd + 4])!
+        let start = keyEnd + 4
+        if length == BinaryCoding.nilLength {
+            return (offset + 1..<keyEnd, BinarySlot(range: start..<start, isNil: true), start)
+        }
+        return (offset + 1..<keyEnd, BinarySlot(range: start..<start + Int(length), isNil: false), start + Int(length))
     }
 
     var allKeys: [Key] {
-        entries.compactMap { Key(stringValue: String(decoding: reader.bytes[$0.key], as: UTF8.self)) }
+        var keys: [Key] = []
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let entry = checkedEntry(at: offset)
+            if let key = Key(stringValue: String(decoding: reader.bytes[entry.key], as: UTF8.self)) { keys.append(key) }
+            offset = entry.next
+        }
+        return keys
     }
 
     private func slot(_ key: Key) -> BinarySlot? {
         var name = key.stringValue
-        let count = entries.count
-        guard count > 0 else { return nil }
         return name.withUTF8 { name in
-            for step in 0..<count {
-                let index = (next + step) % count
-                if reader.bytes[entries[index].key].elementsEqual(name) {
-                    next = index + 1
-                    return entries[index].value
+            // From the cursor to the end, then from the start to the cursor.
+            var offset = cursor
+            var wrapped = false
+            while true {
+                if offset >= range.upperBound {
+                    if wrapped || cursor == range.lowerBound { return nil }
+                    (offset, wrapped) = (range.lowerBound, true)
                 }
+                if wrapped, offset >= cursor { return nil }
+                let entry = checkedEntry(at: offset)
+                if reader.bytes[entry.key].elementsEqual(name) {
+                    cursor = entry.next
+                    return entry.value
+                }
+                offset = entry.next
             }
-            return nil
         }
     }
 
@@ -543,24 +596,24 @@ private final class BinaryKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerPr
     func decodeNil(forKey key: Key) throws -> Bool { try existingSlot(key).isNil }
 
     func decode<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value {
-        try reader.read(type, from: try existingSlot(key), codingPath: codingPath + [key])
+        try reader.read(type, from: try existingSlot(key), path: path.appending(key))
     }
 
     func decodeIfPresent<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value? {
         guard let slot = slot(key), !slot.isNil else { return nil }
-        return try reader.read(type, from: slot, codingPath: codingPath + [key])
+        return try reader.read(type, from: slot, path: path.appending(key))
     }
 
     // The standard types by name (see the keyed encoder): one lookup, no dynamic cast, and a
     // coding path only for an error.
     private func primitive<Primitive: BinaryPrimitive>(_ type: Primitive.Type, forKey key: Key) throws -> Primitive {
-        try reader.readPrimitive(type, from: try existingSlot(key)) { codingPath + [key] }
+        try reader.readPrimitive(type, from: try existingSlot(key)) { self.path.appending(key).keys }
     }
     private func primitiveIfPresent<Primitive: BinaryPrimitive>(_ type: Primitive.Type, forKey key: Key) throws
         -> Primitive?
     {
         guard let slot = slot(key), !slot.isNil else { return nil }
-        return try reader.readPrimitive(type, from: slot) { codingPath + [key] }
+        return try reader.readPrimitive(type, from: slot) { self.path.appending(key).keys }
     }
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try primitive(type, forKey: key) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try primitive(type, forKey: key) }
@@ -629,7 +682,7 @@ private final class BinaryKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerPr
 
     func superDecoder() throws -> any Decoder {
         guard let key = Key(stringValue: BinaryIndexKey.super.stringValue) else {
-            throw reader.corrupted(codingPath, "no key for a superclass's value")
+            throw reader.corrupted(path, "no key for a superclass's value")
         }
         return try nestedDecoder(key)
     }
@@ -637,36 +690,38 @@ private final class BinaryKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerPr
     func superDecoder(forKey key: Key) throws -> any Decoder { try nestedDecoder(key) }
 
     private func nestedDecoder(_ key: Key) throws -> BinaryValueDecoder {
-        BinaryValueDecoder(reader: reader, slot: try existingSlot(key), codingPath: codingPath + [key])
+        BinaryValueDecoder(reader: reader, slot: try existingSlot(key), path: path.appending(key))
     }
 }
 
 private struct BinaryUnkeyedDecoder: UnkeyedDecodingContainer {
     let reader: BinaryReader
-    let codingPath: [any CodingKey]
+    let path: BinaryCodingPath
+    var codingPath: [any CodingKey] { path.keys }
     let count: Int?
     private(set) var currentIndex = 0
     private var offset: Int
     private let limit: Int
 
-    init(reader: BinaryReader, slot: BinarySlot, codingPath: [any CodingKey]) throws {
-        (self.reader, self.codingPath) = (reader, codingPath)
-        count = Int(try reader.number(at: slot.range.lowerBound, limit: slot.range.upperBound, codingPath: codingPath))
+    init(reader: BinaryReader, slot: BinarySlot, path: BinaryCodingPath) throws {
+        (self.reader, self.path) = (reader, path)
+        count = Int(try reader.number(at: slot.range.lowerBound, limit: slot.range.upperBound, path: path))
         offset = slot.range.lowerBound + 4
         limit = slot.range.upperBound
     }
 
     var isAtEnd: Bool { currentIndex >= count! }
 
-    private var elementPath: [any CodingKey] { codingPath + [BinaryIndexKey.index(currentIndex)] }
+    /// The current element's path: made for a nested value or an error, not for a primitive.
+    private var elementPath: BinaryCodingPath { path.appending(BinaryIndexKey.index(currentIndex)) }
 
     /// The next element's slot, without moving past it.
     private func peek<Value>(_ type: Value.Type) throws -> (BinarySlot, next: Int) {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(
-                type, .init(codingPath: elementPath, debugDescription: "past the end of a list"))
+                type, .init(codingPath: elementPath.keys, debugDescription: "past the end of a list"))
         }
-        return try reader.slot(at: offset, limit: limit, codingPath: elementPath)
+        return try reader.slot(at: offset, limit: limit, path: path)
     }
 
     mutating func decodeNil() throws -> Bool {
@@ -678,14 +733,14 @@ private struct BinaryUnkeyedDecoder: UnkeyedDecodingContainer {
 
     mutating func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
         let (slot, next) = try peek(type)
-        let value = try reader.read(type, from: slot, codingPath: elementPath)
+        let value = try reader.read(type, from: slot, path: elementPath)
         (offset, currentIndex) = (next, currentIndex + 1)
         return value
     }
 
     private mutating func primitive<Primitive: BinaryPrimitive>(_ type: Primitive.Type) throws -> Primitive {
         let (slot, next) = try peek(type)
-        let value = try reader.readPrimitive(type, from: slot) { elementPath }
+        let value = try reader.readPrimitive(type, from: slot) { elementPath.keys }
         (offset, currentIndex) = (next, currentIndex + 1)
         return value
     }
@@ -718,7 +773,7 @@ private struct BinaryUnkeyedDecoder: UnkeyedDecodingContainer {
 
     private mutating func nextDecoder() throws -> BinaryValueDecoder {
         let (slot, next) = try peek(BinaryValueDecoder.self)
-        let decoder = BinaryValueDecoder(reader: reader, slot: slot, codingPath: elementPath)
+        let decoder = BinaryValueDecoder(reader: reader, slot: slot, path: elementPath)
         (offset, currentIndex) = (next, currentIndex + 1)
         return decoder
     }

@@ -171,4 +171,17 @@ struct BinaryCodingTests {
         #expect(throws: DecodingError.self) { try BinaryMessageDecoder().decode(Named.self, from: bytes[...]) }
         #expect(throws: DecodingError.self) { try BinaryMessageDecoder().decode(Int.self, from: bytes[...]) }
     }
+
+    @Test func anErrorSaysWhereInTheValueItIs() throws {
+        struct Shape: Codable { var corners: [Corner] }
+        struct WideCorner: Codable { var x: Double }
+        struct WideShape: Codable { var corners: [WideCorner] }
+        let bytes = try BinaryMessageEncoder().encode(Shape(corners: [Corner(x: 1, y: 2)]))
+        do {
+            _ = try BinaryMessageDecoder().decode(WideShape.self, from: bytes[...])
+            Issue.record("a Float's 4 bytes were read as a Double")
+        } catch DecodingError.typeMismatch(_, let context) {
+            #expect(context.codingPath.map(\.stringValue) == ["corners", "Index 0", "x"])
+        }
+    }
 }
