@@ -111,5 +111,6 @@ int legible_openmp_regions_inline(void) {
     // Through the dynamic symbol, as libtesseract calls it.
     return dlsym(RTLD_DEFAULT, "GOMP_parallel") == (void *)GOMP_parallel &&
            dlsym(RTLD_DEFAULT, "GOMP_parallel_sections") == (void *)GOMP_parallel_sections &&
-           dlsym(RTLD_DEFAULT, "GOMP_sections_next") == (void *)GOMP_sections_next && decide();
+           dlsym(RTLD_DEFAULT, "GOMP_sections_next") == (void *)GOMP_sections_next &&
+           dlsym(RTLD_DEFAULT, "GOMP_sections_end_nowait") == (void *)GOMP_sections_end_nowait && decide();
 }

@@ -455,9 +455,17 @@ final class BinaryReader {
     /// The slot at `offset`, and where the next begins; `path` is the container's, for an error.
     func slot(at offset: Int, limit: Int, path: BinaryCodingPath) throws -> (BinarySlot, next: Int) {
         let length = try number(at: offset, limit: limit, path: path)
+        guard length == BinaryCoding.nilLength || Int(length) <= limit - offset - 4 else {
+            throw corrupted(path, "a value longer than its container")
+        }
+        return checkedSlot(at: offset)
+    }
+
+    /// The slot at `offset`, whose length and bytes were checked to lie within its container.
+    func checkedSlot(at offset: Int) -> (BinarySlot, next: Int) {
+        let length = UInt32.read(bytes[offset..<offset + 4])!
         let start = offset + 4
         if length == BinaryCoding.nilLength { return (BinarySlot(range: start..<start, isNil: true), start) }
-        guard Int(length) <= limit - start else { throw corrupted(path, "a value longer than its container") }
         return (BinarySlot(range: start..<start + Int(length), isNil: false), start + Int(length))
     }
 
@@ -542,12 +550,8 @@ private final class BinaryKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerPr
     /// The entry at `offset`, which `init` checked: its parts without the checks.
     private func checkedEntry(at offset: Int) -> Entry {
         let keyEnd = offset + 1 + Int(reader.bytes[offset])
-        let length = UInt32.read(reader.bytes[keyEnd..<keyEnd + 4])!
-        let start = keyEnd + 4
-        if length == BinaryCoding.nilLength {
-            return (offset + 1..<keyEnd, BinarySlot(range: start..<start, isNil: true), start)
-        }
-        return (offset + 1..<keyEnd, BinarySlot(range: start..<start + Int(length), isNil: false), start + Int(length))
+        let (value, next) = reader.checkedSlot(at: keyEnd)
+        return (offset + 1..<keyEnd, value, next)
     }
 
     var allKeys: [Key] {

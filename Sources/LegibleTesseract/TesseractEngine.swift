@@ -95,8 +95,8 @@ public final class TesseractEngine: Recognizer {
     /// Whether Tesseract's OpenMP parallel regions run inline on the engine's thread, without
     /// libgomp's team barrier and its futex call per region (Sources/COpenMPRegions interposes
     /// GOMP_parallel and GOMP_parallel_sections; docs/library-facts.md, "Tesseract: OpenMP
-    /// regions"): true with one OpenMP thread
-    /// (`OMP_THREAD_LIMIT=1`) unless `LEGIBLE_OPENMP_REGIONS=libgomp`.
+    /// regions"): true with one OpenMP thread (`OMP_THREAD_LIMIT=1`) unless
+    /// `LEGIBLE_OPENMP_REGIONS=libgomp`.
     public static let openMPRegionsInline = legible_openmp_regions_inline() != 0
 
     /// Loads `key`'s models from `tessdata`.
