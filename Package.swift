@@ -181,6 +181,8 @@ let package = Package(
                 "LegibleCore", "LegibleWire", "LegibleWireProtobuf", "LegibleSessions", "LegibleImaging",
                 // frame-path: one engine's FramePipeline with Tesseract, the detector and PP-OCR.
                 "LegibleEngine", "LegibleTesseract", "LegibleDetection", "LegibleReading",
+                // http2: one HTTP/2 connection's server side.
+                "LegibleHTTP2",
             ],
             path: "fuzz/Harness", swiftSettings: strict),
 
@@ -245,7 +247,7 @@ let package = Package(
 if Context.environment["LEGIBLE_FUZZ"] != nil {
     for (name, folder) in [
         ("fuzz-framing", "framing"), ("fuzz-client-message", "client-message"), ("fuzz-imaging", "imaging"),
-        ("fuzz-frame-path", "frame-path"),
+        ("fuzz-frame-path", "frame-path"), ("fuzz-http2", "http2"),
     ] {
         package.targets.append(
             .executableTarget(

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/framing, fuzz/client-message, fuzz/imaging,
-# fuzz/frame-path) with AddressSanitizer into .build/fuzz/release/fuzz-*.
+# fuzz/frame-path, fuzz/http2) with AddressSanitizer into .build/fuzz/release/fuzz-*.
 #
 # How: Package.swift declares the four executables only when LEGIBLE_FUZZ is set. Every Swift
 # module they depend on is compiled with -sanitize=fuzzer,address (coverage counters for
@@ -19,23 +19,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=.build/fuzz
-products=(fuzz-framing fuzz-client-message fuzz-imaging fuzz-frame-path)
+products=(fuzz-framing fuzz-client-message fuzz-imaging fuzz-frame-path fuzz-http2)
 for product in "${products[@]}"; do
   LEGIBLE_FUZZ=1 swift build -c release --build-path "$build" --sanitize=fuzzer \
     -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=address --product "$product" 2>&1 \
     | { grep -v "warning: Cannot export local symbol '__asan" || true; }
 done
 # Both instruments in every object the targets are made of, Swift and C alike: the package's
-# own modules. The C libraries from Debian (Tesseract, Leptonica, libjpeg-turbo, libpng,
+# own modules. The C libraries from Debian (Tesseract, Leptonica, libjpeg-turbo, libpng, nghttp2,
 # libexif, protobuf-c) and OpenVINO's prebuilt runtime are linked as they are, uninstrumented:
 # the fuzzer sees no coverage inside them, and ASan sees only their allocations and the libc
 # calls it intercepts (memcpy, …), not their own loads and stores.
 objects=$(find "$build"/release/{Legible{Core,Wire,WireProtobuf,Sessions,Imaging,FuzzHarness,ProtoC},fuzz_*}.build \
-  "$build"/release/{Legible{Engine,Tesseract,Detection,Reading,Entities,Sockets},C{WordImages,PNGMessages}}.build \
+  "$build"/release/{Legible{Engine,Tesseract,Detection,Reading,Entities,Sockets,HTTP2},C{WordImages,PNGMessages}}.build \
   -name '*.o' | sort)
+# An object of data only (protoc-c's service descriptors) has no code to count: ASan alone.
 for object in $objects; do
   sections=$(objdump -h "$object")
-  if ! grep -q __sancov_cntrs <<<"$sections" || ! grep -q asan <<<"$sections"; then
+  code=$(awk '$2 ~ /^\.text/ && $2 !~ /^\.text\.asan\./ && $3 != "00000000"' <<<"$sections")
+  if { [ -n "$code" ] && ! grep -q __sancov_cntrs <<<"$sections"; } || ! grep -q asan <<<"$sections"; then
     echo "$object lacks coverage counters or ASan instrumentation" >&2
     exit 1
   fi

@@ -2,7 +2,7 @@
 # Runs each libFuzzer target for FUZZ_SECONDS (default 60) and prints, per target, the
 # executions, executions per second, corpus size and findings.
 #
-#   fuzz/run.sh [TARGET...]   targets: framing client-message imaging frame-path (default: all)
+#   fuzz/run.sh [TARGET...]   targets: framing client-message imaging frame-path http2 (default: all)
 #
 # Each target starts from its checked-in seeds (fuzz/TARGET/corpus) plus what earlier runs
 # added (.build/fuzz/corpus/TARGET, kept between runs); crashes, leaks, timeouts and OOMs land
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 nice_level=${FUZZ_NICE:-10}
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(framing client-message imaging frame-path)
+[ ${#targets[@]} -eq 0 ] && targets=(framing client-message imaging frame-path http2)
 
 max_len() {
   case $1 in

@@ -64,7 +64,16 @@ public final class HTTP2ServerConnection {
     /// Events decoded by the callbacks during one `receive`.
     private var events: [HTTP2Event] = []
     /// Headers of the HEADERS frame being received, per stream.
-    private var pendingHeaders: [Int32: [HTTP2Header]] = [:]
+    private var pendingHeaders: [Int32: PendingHeaders] = [:]
+
+    /// A header list as it arrives, with its size as HTTP/2 counts it (RFC 9113 §6.5.2: each
+    /// field's name and value plus 32 octets), kept as it grows so that each field costs O(1).
+    private struct PendingHeaders {
+        var fields: [HTTP2Header] = []
+        var size = 0
+        /// Past `maxHeaderListBytes`: the fields were let go and the stream is being reset.
+        var refused = false
+    }
     /// Response bodies waiting for nghttp2 to ask for them, per stream.
     private var outbound: [Int32: Outbound] = [:]
 
@@ -252,20 +261,28 @@ public final class HTTP2ServerConnection {
 
     // MARK: nghttp2's callbacks, through the session's user data
 
-    fileprivate func beginHeaders(stream: Int32) { pendingHeaders[stream] = [] }
+    fileprivate func beginHeaders(stream: Int32) { pendingHeaders[stream] = PendingHeaders() }
 
-    /// The most header bytes (names and values) a request may carry; more resets the stream.
+    /// The largest header list a request may carry, counted as HTTP/2 counts it (names, values
+    /// and 32 octets per field; announced as SETTINGS_MAX_HEADER_LIST_SIZE); more resets the
+    /// stream. The per-field octets bound how many fields a list holds: without them a block of
+    /// one-byte references to an empty field in HPACK's table never reached the limit.
     public static let maxHeaderListBytes = 16 << 10
+    /// What HTTP/2 adds to each field's name and value when it sizes a header list.
+    public static let headerFieldOverhead = 32
 
     /// Whether the header was taken: false when the stream's headers grew past
-    /// `maxHeaderListBytes` (nghttp2 then resets the stream).
+    /// `maxHeaderListBytes` (nghttp2 then resets the stream and ignores the rest of the block).
     fileprivate func header(stream: Int32, name: String, value: String) -> Bool {
-        let size = pendingHeaders[stream, default: []].reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
-        guard size + name.utf8.count + value.utf8.count <= Self.maxHeaderListBytes else {
-            pendingHeaders[stream] = nil
+        // Only the size and the flag are read here: a copy of the list held across the append
+        // would make it copy the whole list, each field again.
+        let size = (pendingHeaders[stream]?.size ?? 0) + name.utf8.count + value.utf8.count + Self.headerFieldOverhead
+        guard pendingHeaders[stream]?.refused != true, size <= Self.maxHeaderListBytes else {
+            pendingHeaders[stream] = PendingHeaders(refused: true)
             return false
         }
-        pendingHeaders[stream, default: []].append(HTTP2Header(name, value))
+        pendingHeaders[stream, default: PendingHeaders()].fields.append(HTTP2Header(name, value))
+        pendingHeaders[stream]!.size = size
         return true
     }
 
@@ -274,7 +291,9 @@ public final class HTTP2ServerConnection {
         let endStream = flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         switch Int(type) {
         case Int(NGHTTP2_HEADERS.rawValue):
-            let headers = pendingHeaders.removeValue(forKey: stream) ?? []
+            let pending = pendingHeaders.removeValue(forKey: stream) ?? PendingHeaders()
+            guard !pending.refused else { return }
+            let headers = pending.fields
             events.append(
                 headersCategory == NGHTTP2_HCAT_REQUEST
                     ? .request(stream: stream, headers: headers) : .trailers(stream: stream, headers: headers))

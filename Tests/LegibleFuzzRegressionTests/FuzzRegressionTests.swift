@@ -42,6 +42,11 @@ struct FuzzRegressionTests {
         ImagingHarness().run(try Self.bytes(path))
     }
 
+    @Test(arguments: inputs("http2"))
+    func http2(_ path: String) throws {
+        HTTP2Harness.run(try Self.bytes(path))
+    }
+
     /// One pipeline for every frame-path input (loading Tesseract, the detector and PP-OCR's
     /// recognizer takes a second or so), as one engine thread keeps it; the cases run in
     /// parallel, so they take turns.

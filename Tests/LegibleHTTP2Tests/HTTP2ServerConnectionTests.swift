@@ -41,6 +41,36 @@ private func exchange(_ client: HTTP2TestClient, _ server: HTTP2ServerConnection
     return events
 }
 
+/// An HTTP/2 frame as a client writes it (RFC 9113 §4.1): 24-bit length, type, flags, stream.
+private func rawFrame(type: UInt8, flags: UInt8, stream: UInt32, _ payload: [UInt8]) -> [UInt8] {
+    let n = UInt32(payload.count)
+    return [UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff), type, flags]
+        + [UInt8(stream >> 24 & 0x7f), UInt8(stream >> 16 & 0xff), UInt8(stream >> 8 & 0xff), UInt8(stream & 0xff)]
+        + payload
+}
+
+/// `headers` as an HPACK block of literal fields without indexing, no Huffman coding (names
+/// and values under 128 bytes).
+private func literalFields(_ headers: [HTTP2Header]) -> [UInt8] {
+    headers.flatMap { header -> [UInt8] in
+        [0x00, UInt8(header.name.utf8.count)] + Array(header.name.utf8) + [UInt8(header.value.utf8.count)]
+            + Array(header.value.utf8)
+    }
+}
+
+/// The frames a server wrote, by type and stream.
+private func frames(in bytes: [UInt8]) -> [(type: UInt8, stream: UInt32)] {
+    var found: [(type: UInt8, stream: UInt32)] = []
+    var offset = 0
+    while offset + 9 <= bytes.count {
+        let length = Int(bytes[offset]) << 16 | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
+        let stream = bytes[offset + 5..<offset + 9].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } & 0x7fff_ffff
+        found.append((bytes[offset + 3], stream))
+        offset += 9 + length
+    }
+    return found
+}
+
 /// A client and a server, not yet talking.
 private func connected() throws -> (HTTP2TestClient, HTTP2ServerConnection) {
     (HTTP2TestClient(), try HTTP2ServerConnection())
@@ -182,6 +212,44 @@ struct HTTP2ServerConnectionTests {
         #expect(!events.contains { if case .request(big, _) = $0 { true } else { false } })
         #expect(events.contains(.request(stream: small, headers: grpcRequest("/legible.v1.Recognizer/Recognize"))))
         #expect(client.closed[big] != nil && client.closed[big] != NGHTTP2_NO_ERROR.rawValue)
+    }
+
+    /// A header list is sized as HTTP/2 sizes it, 32 octets per field on top of its name and
+    /// value (the size announced in SETTINGS_MAX_HEADER_LIST_SIZE): 600 fields of one short
+    /// name and no value are over 16 KiB, 300 are under it.
+    @Test func aHeaderListIsSizedWithThirtyTwoOctetsPerField() throws {
+        let (client, server) = try connected()
+        let fields = { (count: Int) in (0..<count).map { _ in HTTP2Header("x-a", "") } }
+        let over = client.request(grpcRequest("/legible.v1.Recognizer/Recognize") + fields(600), body: nil)
+        let under = client.request(grpcRequest("/legible.v1.Recognizer/Recognize") + fields(300), body: nil)
+        let events = try exchange(client, server)
+        #expect(!events.contains { if case .request(over, _) = $0 { true } else { false } })
+        #expect(client.closed[over] != nil && client.closed[over] != NGHTTP2_NO_ERROR.rawValue)
+        #expect(
+            events.contains(
+                .request(stream: under, headers: grpcRequest("/legible.v1.Recognizer/Recognize") + fields(300))))
+    }
+
+    /// HPACK lets one byte stand for a field already in its table: a HEADERS frame of 16,000
+    /// references to an empty field (no name, no value) would have been 16,000 fields of size
+    /// 0, never past the limit, each one's size summed over the ones before (a 60 KB block
+    /// held a server's event loop for 2.7 s). It is refused at the list's size like any other,
+    /// and the connection's next request is served.
+    @Test func aBlockOfOneByteReferencesToAnEmptyFieldIsRefusedAtTheListSize() throws {
+        let server = try HTTP2ServerConnection()
+        // HPACK: a literal field added to the table (0x40) with an empty name and value, then
+        // indexed references to it (0xbe: dynamic table entry 62).
+        let block: [UInt8] = [0x40, 0x00, 0x00] + [UInt8](repeating: 0xbe, count: 16_000)
+        let events = try server.receive(
+            ProtocolSniffer.http2Preface + rawFrame(type: 0x4, flags: 0, stream: 0, [])
+                + rawFrame(type: 0x1, flags: 0x4 | 0x1, stream: 1, block))
+        #expect(!events.contains { if case .request = $0 { true } else { false } })
+        // The stream is reset (RST_STREAM, frame type 3, for stream 1) and the connection goes on.
+        #expect(frames(in: try server.outgoingBytes()).contains { $0.type == 0x3 && $0.stream == 1 })
+        let next = try server.receive(
+            rawFrame(
+                type: 0x1, flags: 0x4 | 0x1, stream: 3, literalFields(grpcRequest("/legible.v1.Recognizer/Recognize"))))
+        #expect(next.contains(.request(stream: 3, headers: grpcRequest("/legible.v1.Recognizer/Recognize"))))
     }
 
     /// Bytes that are not HTTP/2 are a protocol error; the GOAWAY nghttp2 queued is written.

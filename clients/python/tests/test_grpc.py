@@ -6,6 +6,7 @@ import io
 import json
 import queue
 import signal
+import socket
 import threading
 import time
 
@@ -169,6 +170,60 @@ def test_streams_share_a_connection_with_each_other_and_a_listener_with_framed_c
             assert [m.WhichOneof("message") for m in answers] == ["summary"]
     result = framed.receive().result
     assert result.frame_id == 7 and cer(result.text.text, label_text()) < 0.05
+
+
+def h2_frame(kind, flags, stream, payload):
+    """An HTTP/2 frame as a client writes it: 24-bit length, type, flags, stream id."""
+    return len(payload).to_bytes(3, "big") + bytes([kind, flags]) + stream.to_bytes(4, "big") + payload
+
+
+def h2_frames(sock, until, seconds):
+    """(type, flags, stream) of the frames the server writes, read until `until` holds for one
+    of them or `seconds` pass; the last is the one that matched (or None)."""
+    sock.settimeout(seconds)
+    buffered, seen = b"", []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        while len(buffered) >= 9 and len(buffered) >= 9 + int.from_bytes(buffered[:3], "big"):
+            header, buffered = buffered[:9], buffered[9 + int.from_bytes(buffered[:3], "big"):]
+            seen.append((header[3], header[4], int.from_bytes(header[5:9], "big") & 0x7FFFFFFF))
+            if until(seen[-1]):
+                return seen
+        try:
+            chunk = sock.recv(65536)
+        except socket.timeout:
+            break
+        if not chunk:
+            break
+        buffered += chunk
+    return seen + [None]
+
+
+def test_a_header_block_of_one_byte_references_holds_up_no_one(served):
+    """HPACK lets one byte stand for a field already in its table. A megabyte HEADERS frame of
+    references to an empty field is a million fields; the server refuses the list at the size
+    it announced (32 octets per field count) and resets that stream, and its event loop, which
+    serves every connection, goes on at once: the same connection's PING and another
+    connection's call are answered. (Summing the list again at each field had held the loop for
+    2.7 s on 60 KB of them, minutes on a megabyte.)"""
+    raw = socket.socket(socket.AF_UNIX)
+    raw.connect(served.path)
+    raw.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + h2_frame(4, 0, 0, b""))
+    # The server's SETTINGS (its 1 MiB frame size among them) apply once acknowledged.
+    assert h2_frames(raw, lambda f: f[0] == 4 and not f[1] & 1, 10 * SLOWDOWN)[-1] is not None
+    block = b"\x40\x00\x00" + b"\xbe" * 1_000_000  # an empty field into the table, then references to it
+    raw.sendall(h2_frame(4, 1, 0, b"") + h2_frame(1, 0x4 | 0x1, 1, block) + h2_frame(6, 0, 0, b"12345678"))
+    started = time.monotonic()
+    with grpc.insecure_channel("unix:" + served.path) as channel:
+        result = recognize_call(channel)(pb.RecognizeRequest(frame=jpeg_frame(3, fixture("label-640x480.jpg"))),
+                                         timeout=60 * SLOWDOWN)
+    assert result.status == pb.FRAME_STATUS_RECOGNIZED, result
+    frames = h2_frames(raw, lambda f: f[0] == 6 and f[1] & 1, 10 * SLOWDOWN)
+    waited = time.monotonic() - started
+    raw.close()
+    assert frames[-1] is not None, f"no PING answer in {waited:.1f} s: {frames}"
+    assert any(kind == 3 and stream == 1 for kind, _, stream in frames[:-1]), frames  # RST_STREAM on stream 1
+    assert waited < 10 * SLOWDOWN, waited
 
 
 def test_unknown_methods_bad_requests_and_bad_frames_get_their_grpc_status(served):
