@@ -17,6 +17,8 @@ public struct CaptureGoal: Sendable, Hashable, Codable {
 
     /// Confirmations when the client says 0.
     public static let defaultConfirmations = 3
+    /// The most goals one session may have.
+    public static let maxPerSession = 16
 
     public init(name: String, target: Target, confirmations: Int = defaultConfirmations, endWhenCaptured: Bool = false)
     {

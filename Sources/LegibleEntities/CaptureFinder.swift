@@ -8,7 +8,7 @@ public import LegibleCore
 /// Validated when made: at most `maxGoals` goals with distinct, non-empty names, confirmations
 /// within 1...`maxConfirmations`, patterns that compile (each INVALID_ARGUMENT with the reason).
 public struct CaptureFinder: Sendable {
-    public static let maxGoals = 16
+    public static let maxGoals = CaptureGoal.maxPerSession
     public static let maxConfirmations = 100
     public static let maxNameBytes = 64
 
@@ -17,7 +17,9 @@ public struct CaptureFinder: Sendable {
 
     public init(goals: [CaptureGoal]) throws(LegibleError) {
         guard goals.count <= Self.maxGoals else {
-            throw LegibleError(.invalidArgument, "\(goals.count) capture goals; at most \(Self.maxGoals) are taken")
+            // "More than": a longer list was cut to one over the limit as it was decoded.
+            throw LegibleError(
+                .invalidArgument, "more than \(Self.maxGoals) capture goals; at most \(Self.maxGoals) are taken")
         }
         var names: Set<String> = []
         var patterns: [String: LinearPattern] = [:]

@@ -294,7 +294,7 @@ public struct SessionStateMachine {
     /// bigger message until the session has started, so a stranger's connection holds at most
     /// this much, not `--max-message-bytes`.
     public static let maxStartSessionBytes = maxCustomWords * (maxCustomWordBytes + 3) + 16 * 1024
-    public static let maxCustomWords = 1000
+    public static let maxCustomWords = RecognitionOptions.maxCustomWords
     public static let maxCustomWordBytes = 100
     public static let maxCandidates: UInt32 = 10
 
@@ -308,6 +308,18 @@ public struct SessionStateMachine {
     }
 
     private func settings(from options: RecognitionOptions) throws(LegibleError) -> SessionSettings {
+        // "More than": a longer list was cut to one over the limit as it was decoded.
+        guard options.scripts.count <= RecognitionOptions.maxScripts else {
+            throw LegibleError(
+                .invalidArgument,
+                "more than \(RecognitionOptions.maxScripts) scripts; at most \(RecognitionOptions.maxScripts)")
+        }
+        guard options.languageHints.count <= RecognitionOptions.maxLanguageHints else {
+            throw LegibleError(
+                .invalidArgument,
+                "more than \(RecognitionOptions.maxLanguageHints) language hints; at most \(RecognitionOptions.maxLanguageHints)"
+            )
+        }
         var scripts: [Script] = []
         for value in options.scripts {
             switch value {
@@ -344,7 +356,7 @@ public struct SessionStateMachine {
         }
         guard options.customWords.count <= Self.maxCustomWords else {
             throw LegibleError(
-                .invalidArgument, "\(options.customWords.count) custom words; at most \(Self.maxCustomWords)")
+                .invalidArgument, "more than \(Self.maxCustomWords) custom words; at most \(Self.maxCustomWords)")
         }
         for word in options.customWords {
             let trimmed = word.trimmingWhitespace

@@ -22,7 +22,18 @@ public enum ServerMessage: Sendable, Hashable {
 }
 
 /// `legible.v1.RecognitionOptions`. Unset fields take the server's defaults.
+///
+/// Its lists are bounded (`maxScripts`, `maxLanguageHints`, `maxCustomWords`,
+/// `maxCaptureGoals`): a session's validation refuses a longer one, and decoding keeps at most
+/// one entry more than the bound of each, so that a message of millions of entries costs what
+/// one of a few does and is still refused as too long (a 15 MB list of scripts, converted
+/// entry by entry, had held the server's event loop for 5 s).
 public struct RecognitionOptions: Sendable, Hashable {
+    public static let maxScripts = 16
+    public static let maxLanguageHints = 64
+    public static let maxCustomWords = 1000
+    public static let maxCaptureGoals = CaptureGoal.maxPerSession
+
     /// Raw wire values so that an unknown script reaches validation instead of vanishing.
     public var scripts: [ScriptValue]
     public var languageHints: [String]

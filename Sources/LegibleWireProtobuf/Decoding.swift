@@ -59,10 +59,17 @@ enum Decode {
             }
             level = known
         }
+        // Lists are cut to one entry over their bound (see `RecognitionOptions`): validation
+        // refuses them all the same, and millions of entries are not converted one by one.
+        func bounded(_ count: Int, _ bound: Int) -> Int { min(count, bound + 1) }
         return RecognitionOptions(
-            scripts: values(m.n_scripts, m.scripts) { ScriptValue(rawValue: enumValue($0.rawValue)) },
-            languageHints: strings(m.n_language_hints, m.language_hints), mode: mode, level: level,
-            customWords: strings(m.n_custom_words, m.custom_words), regionOfInterest: m.region_of_interest.map(rect),
+            scripts: values(bounded(m.n_scripts, RecognitionOptions.maxScripts), m.scripts) {
+                ScriptValue(rawValue: enumValue($0.rawValue))
+            },
+            languageHints: strings(bounded(m.n_language_hints, RecognitionOptions.maxLanguageHints), m.language_hints),
+            mode: mode, level: level,
+            customWords: strings(bounded(m.n_custom_words, RecognitionOptions.maxCustomWords), m.custom_words),
+            regionOfInterest: m.region_of_interest.map(rect),
             maxCandidates: m.max_candidates, includeSymbols: m.include_symbols != 0,
             autoOrientation: m.auto_orientation != 0,
             languageCorrection: try languageCorrection(enumValue(m.language_correction.rawValue)),
@@ -70,7 +77,8 @@ enum Decode {
             maxFrameAgeMillis: m.max_frame_age_ms, stableAfter: m.stable_after,
             waitForSteady: m.wait_for_steady != 0, recognizeUnchanged: m.recognize_unchanged != 0,
             automaticallyDetectScript: m.automatically_detect_script != 0,
-            captureGoals: try captureGoals(m.n_capture_goals, m.capture_goals))
+            captureGoals: try captureGoals(
+                bounded(m.n_capture_goals, RecognitionOptions.maxCaptureGoals), m.capture_goals))
     }
 
     /// A goal must name its target: an entity kind this build knows, or a pattern.

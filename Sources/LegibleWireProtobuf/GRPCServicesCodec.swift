@@ -19,7 +19,7 @@ public enum HealthCodec {
         try ProtobufCodec.unpacked(
             bytes, grpc__health__v1__health_check_request__unpack,
             grpc__health__v1__health_check_request__free_unpacked,
-            notA: "grpc.health.v1.HealthCheckRequest"
+            notA: "grpc.health.v1.HealthCheckRequest", fromPeer: true
         ) { (m) throws(LegibleError) in Decode.string(m.service) }
     }
 
@@ -59,7 +59,7 @@ public enum ServerReflection {
         try ProtobufCodec.unpacked(
             request, grpc__reflection__v1__server_reflection_request__unpack,
             grpc__reflection__v1__server_reflection_request__free_unpacked,
-            notA: "grpc.reflection.v1.ServerReflectionRequest"
+            notA: "grpc.reflection.v1.ServerReflectionRequest", fromPeer: true
         ) { (m) throws(LegibleError) -> [UInt8] in
             EncodeArena.using { arena in
                 let response = arena.message(grpc__reflection__v1__server_reflection_response__init)

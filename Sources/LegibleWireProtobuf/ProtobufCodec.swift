@@ -1,4 +1,5 @@
 internal import CProtobufC
+internal import Glibc
 public import LegibleCore
 internal import LegibleProtoC
 public import LegibleWire
@@ -76,7 +77,7 @@ public enum ProtobufCodec {
     public static func decodeClientMessage(_ bytes: [UInt8]) throws(LegibleError) -> ClientMessage {
         let message = try unpacked(
             bytes, legible__v1__client_message__unpack, legible__v1__client_message__free_unpacked,
-            notA: "legible.v1.ClientMessage"
+            notA: "legible.v1.ClientMessage", fromPeer: true
         ) { (m) throws(LegibleError) in try Decode.clientMessage(m) }
         guard case .start(var start) = message, !start.authToken.isEmpty else { return message }
         start.authToken = try exactAuthToken(bytes)
@@ -90,7 +91,8 @@ public enum ProtobufCodec {
     private static func exactAuthToken(_ bytes: [UInt8]) throws(LegibleError) -> String {
         try unpacked(
             bytes, legible__internal__client_message_start_view__unpack,
-            legible__internal__client_message_start_view__free_unpacked, notA: "legible.v1.ClientMessage"
+            legible__internal__client_message_start_view__free_unpacked, notA: "legible.v1.ClientMessage",
+            fromPeer: true
         ) { (view) throws(LegibleError) -> String in
             guard let token = view.start?.pointee.auth_token, token.len > 0, let data = token.data else { return "" }
             return String(decoding: UnsafeBufferPointer(start: data, count: token.len), as: UTF8.self)
@@ -144,7 +146,7 @@ public enum ProtobufCodec {
     ) {
         try unpacked(
             bytes, legible__v1__recognize_request__unpack, legible__v1__recognize_request__free_unpacked,
-            notA: "legible.v1.RecognizeRequest"
+            notA: "legible.v1.RecognizeRequest", fromPeer: true
         ) { (m) throws(LegibleError) in
             guard let frame = m.frame else { throw LegibleError(.invalidArgument, "the RecognizeRequest has no frame") }
             return (try Decode.options(m.options), Decode.frame(frame.pointee))
@@ -167,17 +169,80 @@ public enum ProtobufCodec {
     }
 
     /// Unpacks `bytes`, hands the message to `body`, and always frees the unpacked tree.
+    ///
+    /// A peer's message (`fromPeer`) is unpacked within an `UnpackBudget`: past it protobuf-c
+    /// is refused memory, fails, and the message is RESOURCE_EXHAUSTED.
     static func unpacked<T, R>(
         _ bytes: [UInt8],
         _ unpack: (UnsafeMutablePointer<ProtobufCAllocator>?, Int, UnsafePointer<UInt8>?) -> UnsafeMutablePointer<T>?,
         _ free: (UnsafeMutablePointer<T>?, UnsafeMutablePointer<ProtobufCAllocator>?) -> Void,
-        notA name: String,
+        notA name: String, fromPeer: Bool = false,
         _ body: (T) throws(LegibleError) -> R
     ) throws(LegibleError) -> R {
-        // nil allocator: protobuf-c's default (malloc/free), the same one free_unpacked uses.
-        let message = bytes.withUnsafeBufferPointer { unpack(nil, $0.count, $0.baseAddress) }
-        guard let message else { throw LegibleError(.invalidArgument, "bytes are not a \(name)") }
-        defer { free(message, nil) }
-        return try body(message.pointee)
+        guard fromPeer else {
+            // nil allocator: protobuf-c's default (malloc/free), the same one free_unpacked uses.
+            let message = bytes.withUnsafeBufferPointer { unpack(nil, $0.count, $0.baseAddress) }
+            guard let message else { throw LegibleError(.invalidArgument, "bytes are not a \(name)") }
+            defer { free(message, nil) }
+            return try body(message.pointee)
+        }
+        let budget = UnpackBudget(messageBytes: bytes.count)
+        return try budget.withAllocator { (allocator) throws(LegibleError) -> R in
+            let message = bytes.withUnsafeBufferPointer { unpack(allocator, $0.count, $0.baseAddress) }
+            guard let message else {
+                if budget.exceeded {
+                    throw LegibleError(
+                        .resourceExhausted,
+                        "a \(name) of \(bytes.count) bytes holds more entries than one may: over "
+                            + "\(UnpackBudget.maxAllocations) strings, messages and lists")
+                }
+                throw LegibleError(.invalidArgument, "bytes are not a \(name)")
+            }
+            defer { free(message, allocator) }
+            return try body(message.pointee)
+        }
     }
+}
+
+/// What protobuf-c may allocate to unpack one message from a peer: a message made of millions
+/// of small entries (strings, submessages, unknown fields, each its own allocation) would
+/// otherwise cost the server's event loop a second or more per 16 MB (7 million empty custom
+/// words: 1.2 s) where a frame of the same size costs a copy. The most entries a valid message
+/// holds is about 1,100 (a StartSession's 1,000 custom words, 64 language hints and 16 capture
+/// goals), the most bytes the message's size (a frame's image is copied) and protobuf-c's
+/// bookkeeping of its fields; the budget is several times that.
+final class UnpackBudget {
+    static let maxAllocations = 4096
+    private let maxBytes: Int
+    private var allocations = 0
+    private var bytes = 0
+    /// An allocation was refused: the unpack failed for the budget, not for the bytes.
+    private(set) var exceeded = false
+
+    init(messageBytes: Int) { maxBytes = 2 * messageBytes + (1 << 20) }
+
+    /// Runs `body` with protobuf-c's allocator for this budget (valid only within it).
+    func withAllocator<R>(_ body: (UnsafeMutablePointer<ProtobufCAllocator>) throws(LegibleError) -> R)
+        throws(LegibleError) -> R
+    {
+        var allocator = ProtobufCAllocator(
+            alloc: budgetedAlloc, free: budgetedFree, allocator_data: Unmanaged.passUnretained(self).toOpaque())
+        return try withExtendedLifetime(self) { () throws(LegibleError) -> R in try body(&allocator) }
+    }
+
+    fileprivate func allow(_ size: Int) -> Bool {
+        allocations += 1
+        bytes += size
+        if allocations > Self.maxAllocations || bytes > maxBytes { exceeded = true }
+        return !exceeded
+    }
+}
+
+private let budgetedAlloc: @convention(c) (UnsafeMutableRawPointer?, Int) -> UnsafeMutableRawPointer? = { data, size in
+    guard Unmanaged<UnpackBudget>.fromOpaque(data!).takeUnretainedValue().allow(size) else { return nil }
+    return malloc(size)
+}
+
+private let budgetedFree: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, pointer in
+    free(pointer)
 }

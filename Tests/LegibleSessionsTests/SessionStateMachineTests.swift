@@ -149,6 +149,21 @@ struct SessionStateMachineTests {
             (RecognitionOptions(maxCandidates: 11), .invalidArgument, "max_candidates"),
             (RecognitionOptions(minimumTextHeight: 1.5), .invalidArgument, "minimum_text_height"),
             (RecognitionOptions(customWords: ["two words"]), .invalidArgument, "custom word"),
+            // Each list one over its bound, as decoding leaves a longer one.
+            (
+                RecognitionOptions(scripts: Array(repeating: .known(.latin), count: RecognitionOptions.maxScripts + 1)),
+                .invalidArgument, "more than 16 scripts"
+            ),
+            (
+                RecognitionOptions(
+                    languageHints: Array(repeating: "en", count: RecognitionOptions.maxLanguageHints + 1)),
+                .invalidArgument, "more than 64 language hints"
+            ),
+            (
+                RecognitionOptions(
+                    customWords: (0...RecognitionOptions.maxCustomWords).map { "w\($0)" }),
+                .invalidArgument, "more than 1000 custom words"
+            ),
         ]
         for (options, code, fragment) in cases {
             var machine = SessionStateMachine(configuration: configuration)
@@ -158,6 +173,20 @@ struct SessionStateMachineTests {
             }
             #expect(error.code == code.rawValue && error.fatal, "\(options)")
             #expect(error.message.contains(fragment), "\(error.message)")
+        }
+    }
+
+    /// The bounds leave room for every script and a language hint of each of Tesseract's Latin
+    /// languages.
+    @Test func listsWithinTheirBoundsAreTaken() {
+        var machine = SessionStateMachine(configuration: configuration)
+        let options = RecognitionOptions(
+            scripts: Array(repeating: .known(.latin), count: RecognitionOptions.maxScripts),
+            languageHints: Array(repeating: "en", count: RecognitionOptions.maxLanguageHints),
+            customWords: (0..<RecognitionOptions.maxCustomWords).map { "w\($0)" })
+        let actions = machine.receive(.start(StartSession(options: options)))
+        guard case .register = actions.first, case .send(.started) = actions.last else {
+            return #expect(Bool(false), "\(actions)")
         }
     }
 

@@ -80,6 +80,79 @@ struct ProtobufCodecTests {
         #expect(try ProtobufCodec.decodeClientMessage(bytes) == .frame(frame))
     }
 
+    /// A list of options longer than a session may give is cut to one entry over its bound as
+    /// it is decoded (validation refuses it all the same), not converted entry by entry.
+    @Test func aListLongerThanItsBoundIsCutToOneOverIt() throws {
+        let options = RecognitionOptions(
+            scripts: Array(repeating: .known(.latin), count: 3000), languageHints: Array(repeating: "en", count: 500),
+            customWords: (0..<1500).map { "word\($0)" },
+            captureGoals: (0..<40).map { CaptureGoal(name: "g\($0)", target: .entity(.phoneNumber)) })
+        guard
+            case .update(let update) = try ProtobufCodec.decodeClientMessage(
+                ProtobufCodec.encode(.update(UpdateSession(options: options))))
+        else {
+            Issue.record("not an update")
+            return
+        }
+        #expect(update.options.scripts.count == RecognitionOptions.maxScripts + 1)
+        #expect(update.options.languageHints == Array(repeating: "en", count: RecognitionOptions.maxLanguageHints + 1))
+        #expect(update.options.customWords == (0...RecognitionOptions.maxCustomWords).map { "word\($0)" })
+        #expect(
+            update.options.captureGoals.map { $0.name } == (0...RecognitionOptions.maxCaptureGoals).map { "g\($0)" })
+    }
+
+    /// protobuf-c allocates each string, submessage and unknown field of a message: a peer's
+    /// message of more of them than any valid one holds is RESOURCE_EXHAUSTED, its unpack cut
+    /// short (7 million empty custom words had cost the server's event loop 1.2 s). The largest
+    /// valid messages still decode: 1,000 custom words of 100 bytes, a 12 MB frame.
+    @Test func aPeersMessageOfMoreEntriesThanAnyValidOneIsResourceExhausted() throws {
+        for options in [
+            RecognitionOptions(customWords: Array(repeating: "", count: 10_000)),
+            RecognitionOptions(languageHints: Array(repeating: "en", count: 5_000)),
+        ] {
+            let bytes = ProtobufCodec.encode(.update(UpdateSession(options: options)))
+            #expect(throws: LegibleError.self) { try ProtobufCodec.decodeClientMessage(bytes) }
+            do {
+                _ = try ProtobufCodec.decodeClientMessage(bytes)
+            } catch {
+                #expect(error.code == .resourceExhausted, "\(error)")
+            }
+        }
+        // Unknown fields count too: field 99 (varint) a million times after a ping.
+        let unknown =
+            ProtobufCodec.encode(.ping(nonce: 1))
+            + Array(repeating: [0x98, 0x06, 0x01], count: 1_000_000).flatMap { $0 }
+        #expect(throws: LegibleError.self) { try ProtobufCodec.decodeClientMessage(unknown) }
+
+        let words = (0..<1000).map { String(repeating: "w", count: 96) + String(1000 + $0) }
+        let start = ClientMessage.start(
+            StartSession(
+                options: RecognitionOptions(
+                    languageHints: Array(repeating: "de", count: 64), customWords: words,
+                    captureGoals: (0..<16).map { CaptureGoal(name: "g\($0)", target: .pattern("[0-9]{4}")) })))
+        #expect(try ProtobufCodec.decodeClientMessage(ProtobufCodec.encode(start)) == start)
+        let frame = ClientMessage.frame(
+            Frame(frameID: 1, encoding: .known(.gray8), data: Array(repeating: 7, count: 12 << 20)))
+        let decoded = try ProtobufCodec.decodeClientMessage(ProtobufCodec.encode(frame))
+        let same = decoded == frame  // a Bool: a failed comparison of 12 MB arrays takes long to print
+        #expect(same)
+    }
+
+    /// What a server sends is not budgeted: a result of 10,000 words decodes in a client.
+    @Test func aServersResultOfManyWordsDecodes() throws {
+        let zero = Rect(x: 0, y: 0, width: 0, height: 0)
+        let elements = (0..<10_000).map {
+            TextElement(text: "w\($0)", frame: zero, confidence: 0.5, recognizedLanguages: [])
+        }
+        let text = RecognizedText(blocks: [
+            TextBlock(
+                text: "", frame: zero, confidence: 0, recognizedLanguages: [],
+                lines: [TextLine(text: "", frame: zero, confidence: 0, recognizedLanguages: [], elements: elements)])
+        ])
+        let result = ServerMessage.result(FrameResult(frameID: 3, status: .recognized, text: text))
+        #expect(try ProtobufCodec.decodeServerMessage(ProtobufCodec.encode(result)) == result)
+    }
+
     @Test func emptyStringsInRepeatedFieldsSurvive() throws {
         let options = RecognitionOptions(languageHints: ["", "de", ""], customWords: [""])
         let message = ClientMessage.update(UpdateSession(options: options))

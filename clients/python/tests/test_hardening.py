@@ -384,6 +384,55 @@ def test_garbage_streams_are_fatal_for_them_alone(server):
     assert server.process.poll() is None
 
 
+def length_delimited(tag, payload):
+    """A protobuf field of wire type 2, written out: tag byte, varint length, payload."""
+    length, n = b"", len(payload)
+    while True:
+        length += bytes([(n & 0x7F) | (0x80 if n > 0x7F else 0)])
+        n >>= 7
+        if not n:
+            return bytes([tag]) + length + payload
+
+
+def ping_time(stream, nonce):
+    begun = time.monotonic()
+    stream.send(pb.ClientMessage(ping=pb.Ping(nonce=nonce)))
+    while True:
+        message = stream.receive()
+        assert message is not None, "the polite session was closed"
+        if message.WhichOneof("message") == "pong":
+            return time.monotonic() - begun
+
+
+@pytest.mark.parametrize("entries", [
+    # RecognitionOptions.scripts, packed: 15 million one-byte entries (had held the loop 5 s).
+    length_delimited(0x0A, b"\x01" * 15_000_000),
+    # RecognitionOptions.custom_words: 7 million empty strings (1.5 s).
+    b"\x2a\x00" * 7_000_000,
+], ids=["scripts", "custom-words"])
+def test_an_update_of_millions_of_entries_holds_up_no_one(server, entries):
+    """A 15 MB UpdateSession of tiny list entries: its decoding is cut short (each list to one
+    entry over its bound, protobuf-c's allocations to a budget), so the event loop that serves
+    every session answers a polite session's Ping at once; the sender's session ends
+    RESOURCE_EXHAUSTED. (Converted entry by entry, such a message had held every session for
+    seconds, in a release build.)"""
+    polite, sender = started(server), started(server)
+    ping_time(polite, 1)
+    update = length_delimited(0x1A, length_delimited(0x0A, entries))  # ClientMessage.update.options
+    sender.send_raw(b"\x00" + struct.pack(">I", len(update)) + update)
+    waited = ping_time(polite, 2)
+    reply = sender.receive()
+    assert reply.WhichOneof("message") == "error" and reply.error.fatal, reply
+    assert reply.error.code == RESOURCE_EXHAUSTED, reply
+    assert waited < 1.0 * SLOWDOWN, waited
+    # An update one entry over a bound is refused alone: the session goes on.
+    polite.send(pb.ClientMessage(update=pb.UpdateSession(options=pb.RecognitionOptions(scripts=[1] * 17))))
+    reply = polite.receive()
+    assert reply.WhichOneof("message") == "error" and not reply.error.fatal, reply
+    assert "more than 16 scripts" in reply.error.message, reply
+    assert ping_time(polite, 3) < 1.0 * SLOWDOWN
+
+
 def test_a_flooding_session_does_not_slow_a_polite_one_much():
     """A session sending 500 tiny frames a second beside one sending a camera frame every 250 ms:
     the polite session's p99 latency stays within 1.5x of what it is alone."""
