@@ -124,6 +124,14 @@ public struct LanguageHint: Sendable, Hashable {
     /// - Throws: `.invalidArgument` naming the tag when Legible has no model for it: an
     ///   unknown hint is an error, never a silent fallback to another script.
     public init(_ tag: String) throws(LegibleError) {
+        // Before the tag's characters are walked (a 15 MB "tag" would hold the caller for
+        // seconds) or echoed in an error.
+        guard tag.utf8.count <= Self.maxTagBytes else {
+            throw LegibleError(
+                .invalidArgument,
+                "language hint '\(tag.prefix(16))…' has \(tag.utf8.count) bytes: a BCP-47 tag such as en or zh-Hant has at most \(Self.maxTagBytes)"
+            )
+        }
         let parts = tag.split(whereSeparator: { $0 == "-" || $0 == "_" }).map { $0.lowercased() }
         guard let language = parts.first, !language.isEmpty else {
             throw LegibleError(.invalidArgument, "empty language hint")
@@ -153,6 +161,9 @@ public struct LanguageHint: Sendable, Hashable {
                     + "Devanagari (hi, mr, ne), Chinese (zh, zh-Hant), Japanese (ja) and Korean (ko)")
         }
     }
+
+    /// The longest tag read (BCP-47's longest in practice, with extensions, stay under it).
+    public static let maxTagBytes = 64
 
     /// Latin-script languages other than English that the `Latin` script model reads.
     static let latinLanguages: Set<String> = [

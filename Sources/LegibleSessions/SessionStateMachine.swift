@@ -296,6 +296,8 @@ public struct SessionStateMachine {
     public static let maxStartSessionBytes = maxCustomWords * (maxCustomWordBytes + 3) + 16 * 1024
     public static let maxCustomWords = RecognitionOptions.maxCustomWords
     public static let maxCustomWordBytes = 100
+    /// A custom word with the spaces around it that trimming takes off.
+    static let maxCustomWordWithSpacesBytes = 4 * maxCustomWordBytes
     public static let maxCandidates: UInt32 = 10
 
     /// Validates options and resolves the server's defaults.
@@ -359,7 +361,9 @@ public struct SessionStateMachine {
                 .invalidArgument, "more than \(Self.maxCustomWords) custom words; at most \(Self.maxCustomWords)")
         }
         for word in options.customWords {
-            let trimmed = word.trimmingWhitespace
+            // The byte count first (O(1)): trimming and the search for a space walk the word's
+            // characters, which for a 15 MB word had held the event loop for 4 s.
+            let trimmed = word.utf8.count <= Self.maxCustomWordWithSpacesBytes ? word.trimmingWhitespace : ""
             guard !trimmed.isEmpty, trimmed.utf8.count <= Self.maxCustomWordBytes,
                 !trimmed.contains(where: { $0.isWhitespace })
             else {

@@ -149,6 +149,15 @@ struct SessionStateMachineTests {
             (RecognitionOptions(maxCandidates: 11), .invalidArgument, "max_candidates"),
             (RecognitionOptions(minimumTextHeight: 1.5), .invalidArgument, "minimum_text_height"),
             (RecognitionOptions(customWords: ["two words"]), .invalidArgument, "custom word"),
+            // Strings measured by their bytes before their characters are walked.
+            (
+                RecognitionOptions(languageHints: [String(repeating: "e", count: 100_000)]), .invalidArgument,
+                "has 100000 bytes"
+            ),
+            (
+                RecognitionOptions(customWords: [" " + String(repeating: "w", count: 100_000) + " "]), .invalidArgument,
+                "is not one word of at most 100 bytes"
+            ),
             // Each list one over its bound, as decoding leaves a longer one.
             (
                 RecognitionOptions(scripts: Array(repeating: .known(.latin), count: RecognitionOptions.maxScripts + 1)),
