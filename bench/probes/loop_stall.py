@@ -29,16 +29,9 @@ import time
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "clients", "python"))
+sys.path.insert(0, os.path.join(REPO, "clients", "python", "tests"))
 from legible_client import Stream, pb  # noqa: E402
-
-
-def length_delimited(tag, payload):
-    length, n = b"", len(payload)
-    while True:
-        length += bytes([(n & 0x7F) | (0x80 if n > 0x7F else 0)])
-        n >>= 7
-        if not n:
-            return bytes([tag]) + length + payload
+from raw_protobuf import length_delimited  # noqa: E402
 
 
 def update_of(entries):

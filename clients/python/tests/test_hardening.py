@@ -20,6 +20,7 @@ import pytest
 
 from conftest import SANITIZED, SLOWDOWN, Server
 from legible_client import Stream, build_image, frame as framed, pb
+from raw_protobuf import length_delimited
 from test_sessions import frame, jpeg, label, result_of, start, started
 from test_operations import free_port, get, samples, wait_for
 
@@ -382,16 +383,6 @@ def test_garbage_streams_are_fatal_for_them_alone(server):
     polite.send(frame(1, label()))
     assert result_of(polite).status == pb.FRAME_STATUS_RECOGNIZED
     assert server.process.poll() is None
-
-
-def length_delimited(tag, payload):
-    """A protobuf field of wire type 2, written out: tag byte, varint length, payload."""
-    length, n = b"", len(payload)
-    while True:
-        length += bytes([(n & 0x7F) | (0x80 if n > 0x7F else 0)])
-        n >>= 7
-        if not n:
-            return bytes([tag]) + length + payload
 
 
 def ping_time(stream, nonce):
