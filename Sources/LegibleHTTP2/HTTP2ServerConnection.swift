@@ -306,8 +306,16 @@ public final class HTTP2ServerConnection {
         }
     }
 
+    /// Consecutive chunks of one stream make one event: a client's many small DATA frames
+    /// cost one array and one event, not one of each per frame.
     fileprivate func dataChunk(stream: Int32, bytes: UnsafeBufferPointer<UInt8>) {
-        events.append(.data(stream: stream, bytes: Array(bytes)))
+        guard case .data(stream, var joined) = events.last else {
+            events.append(.data(stream: stream, bytes: Array(bytes)))
+            return
+        }
+        events.removeLast()  // `joined` is then the array's only owner: appended in place
+        joined.append(contentsOf: bytes)
+        events.append(.data(stream: stream, bytes: joined))
     }
 
     fileprivate func streamClosed(stream: Int32, errorCode: UInt32) {

@@ -252,6 +252,24 @@ struct HTTP2ServerConnectionTests {
         #expect(next.contains(.request(stream: 3, headers: grpcRequest("/legible.v1.Recognizer/Recognize"))))
     }
 
+    /// A client's small DATA frames read in one go make one event per run of one stream's
+    /// frames (one array, not one per frame), in the order the frames came.
+    @Test func consecutiveDataFramesOfAStreamMakeOneEvent() throws {
+        let server = try HTTP2ServerConnection()
+        let request = literalFields(grpcRequest("/legible.v1.Recognizer/Stream"))
+        var bytes = ProtocolSniffer.http2Preface + rawFrame(type: 0x4, flags: 0, stream: 0, [])
+        bytes +=
+            rawFrame(type: 0x1, flags: 0x4, stream: 1, request) + rawFrame(type: 0x1, flags: 0x4, stream: 3, request)
+        for byte in UInt8(0)..<100 { bytes += rawFrame(type: 0x0, flags: 0, stream: 1, [byte]) }
+        bytes += rawFrame(type: 0x0, flags: 0, stream: 3, [7, 7]) + rawFrame(type: 0x0, flags: 0x1, stream: 1, [100])
+        let events = try server.receive(bytes)
+        #expect(
+            events.dropFirst(2) == [
+                .data(stream: 1, bytes: Array(0..<100)), .data(stream: 3, bytes: [7, 7]),
+                .data(stream: 1, bytes: [100]), .endStream(stream: 1),
+            ])
+    }
+
     /// Bytes that are not HTTP/2 are a protocol error; the GOAWAY nghttp2 queued is written.
     @Test func garbageIsAProtocolError() throws {
         let server = try HTTP2ServerConnection()
