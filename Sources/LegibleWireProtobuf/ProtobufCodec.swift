@@ -179,18 +179,13 @@ public enum ProtobufCodec {
         notA name: String, fromPeer: Bool = false,
         _ body: (T) throws(LegibleError) -> R
     ) throws(LegibleError) -> R {
-        guard fromPeer else {
-            // nil allocator: protobuf-c's default (malloc/free), the same one free_unpacked uses.
-            let message = bytes.withUnsafeBufferPointer { unpack(nil, $0.count, $0.baseAddress) }
-            guard let message else { throw LegibleError(.invalidArgument, "bytes are not a \(name)") }
-            defer { free(message, nil) }
-            return try body(message.pointee)
-        }
-        let budget = UnpackBudget(messageBytes: bytes.count)
-        return try budget.withAllocator { (allocator) throws(LegibleError) -> R in
+        // A nil allocator is protobuf-c's default (malloc/free); free_unpacked takes the same one.
+        func unpackAndRead(_ allocator: UnsafeMutablePointer<ProtobufCAllocator>?, _ budget: UnpackBudget?)
+            throws(LegibleError) -> R
+        {
             let message = bytes.withUnsafeBufferPointer { unpack(allocator, $0.count, $0.baseAddress) }
             guard let message else {
-                if budget.exceeded {
+                if budget?.exceeded == true {
                     throw LegibleError(
                         .resourceExhausted,
                         "a \(name) of \(bytes.count) bytes holds more entries than one may: over "
@@ -201,13 +196,17 @@ public enum ProtobufCodec {
             defer { free(message, allocator) }
             return try body(message.pointee)
         }
+        guard fromPeer else { return try unpackAndRead(nil, nil) }
+        let budget = UnpackBudget(messageBytes: bytes.count)
+        return try budget.withAllocator { (allocator) throws(LegibleError) -> R in try unpackAndRead(allocator, budget)
+        }
     }
 }
 
 /// What protobuf-c may allocate to unpack one message from a peer: a message made of millions
 /// of small entries (strings, submessages, unknown fields, each its own allocation) would
-/// otherwise cost the server's event loop a second or more per 16 MB (7 million empty custom
-/// words: 1.2 s) where a frame of the same size costs a copy. The most entries a valid message
+/// otherwise cost the server's event loop up to a second per 15 MB (5 million empty capture goals:
+/// 0.7 s, `bench/probes/loop_stall.py`) where a frame of the same size costs a copy. The most entries a valid message
 /// holds is about 1,100 (a StartSession's 1,000 custom words, 64 language hints and 16 capture
 /// goals), the most bytes the message's size (a frame's image is copied) and protobuf-c's
 /// bookkeeping of its fields; the budget is several times that.
